@@ -1,0 +1,498 @@
+"""Action ids, action masks and observation vectors for the three games (issue 3 items 2, 3).
+
+This is the one module that maps engine moves ``(kind, a, b)`` (see ``rummy_env.game``) to
+action ids and back. The mask is computed from ``GameState.legal_moves()``: the encoding adds no
+rule of its own, so every allowed action is legal and every legal move has exactly one id.
+
+Action ids
+==========
+
+Every game has one fixed ``Discrete(n)``. Card types are 0..52 (``suit * 13 + rank``, suits
+s h d c, ranks A..K, 52 = joker; see ``rummy_env.cards``). The first 55 ids mean the same in
+every game.
+
+==========================  ============  ============  ============  =============================
+block                       Indian        Basic         römi          meaning
+==========================  ============  ============  ============  =============================
+``DRAW_ACTION``             0             0             0             draw the stock top
+``TAKE_DISCARD_ACTION``     1             1             1             take the discard top (G7, R4)
+``DISCARD_BASE`` + c        2..54         2..54         2..54         discard card type c
+``INDIAN_DECLARE_BASE`` + c 55..107       --            --            discard c and declare (I5)
+``ROMI_TAKE_CUT_ACTION``    --            --            55            take the cut card, go out (R4)
+meld template t             --            55..383       56..428       lay template t (B3, R5)
+place c on table meld s     --            384..1284     429..2283     lay off c, or swap c for a
+                                                                      joker (R5): base + 53 s + c
+total                       108           1285          2284
+==========================  ============  ============  ============  =============================
+
+Meld templates are ``table.template_index(rules.ace_high, rules.max_jokers).templates`` (329 in
+Basic, 373 in römi: sets, then runs). Table melds are numbered in the order they were laid; the
+table holds at most ``MAX_TABLE_MELDS`` melds (Basic 17 = 52 // 3, römi 35 = 106 // 3), so every
+placement has an id. Ids of card types a game lacks (the joker in Basic) are never allowed.
+
+Canonicalisations (made by the engine, so one move has one id): identical cards of two decks are
+one card type; a template is laid with the hand's natural cards where it holds them and jokers
+in the gaps; a joker lays off at a run's high end when there is room; the cut-card move plays the
+going-out melds the engine finds.
+
+Observation
+===========
+
+A flat float32 vector; ``observation_layout(game, num_players)`` names its slices. Planes have 53
+entries, one per card type. Per-player blocks are in seat order *relative to the observer*: row 0
+is the observer, row 1 the next seat to play, and so on.
+
+=================  ============  ==============================================================
+name               size          contents
+=================  ============  ==============================================================
+``hand``           53            the observer's cards (counts)
+``discard_top``    53            one-hot of the discard pile's top card
+``discard_rest``   53            counts of the cards under the top
+``just_taken``     53            one-hot of the card the player to act took this turn from the
+                                 discard pile or as the cut card (G7: it may not be discarded)
+``must_place``     53            römi: one-hot of the card the next play must place (R4, R5)
+``wild_card``      53            Indian: one-hot of the wild joker card turned up (I2; off: 0)
+``cut_card``       53            römi: one-hot of the cut card while it lies there (R2)
+``table_cards``    53            Basic, römi: counts of the physical cards on the table
+``table_melds``    S x 53        Basic, römi: per table meld slot, +1 where a natural card
+                                 stands, -1 where a joker stands for that card; entry 52 counts
+                                 the meld's jokers. S = ``MAX_TABLE_MELDS``; unused slots are 0
+``known``          n x 53        per player, cards known to be in their hand: taken from the
+                                 discard pile (or a swapped joker) and not yet played
+``discarded``      n x 53        per player, how many of each card they discarded this hand,
+                                 capped at the most copies of one card type (2; Basic 1)
+``phase``          2             one-hot: draw, play (both 0 once the hand is over)
+``to_act``         n             one-hot: the relative seat of the player to act
+``stock_size``     1             cards in the stock / cards in the deck
+``stock_rebuilt``  1             1 once the stock has been rebuilt from the discards (G8)
+``hand_sizes``     n             cards in each hand / hand size of the game
+``opened``         n             Basic, römi: 1 for each player with a meld on the table
+``match_scores``   n             match totals / ``match_target`` (capped at 2); 0 outside a match
+``turn``           1             turns played this hand / ``max_turns``, in steps of 1/127
+=================  ============  ==============================================================
+
+Nothing hidden from the observer enters it: other hands are present only through their sizes
+and the public ``known`` cards, and the stock only through its size.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, format_card
+from .game import DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PHASE_PLAY, PLACE, TAKE_CUT, TAKE_DISCARD, GameState, Move
+from .melds import SET
+from .ruleset import GAMES, RuleSet
+from .table import template_index
+
+# ----------------------------------------------------------------------------- action ids
+
+DRAW_ACTION = 0
+TAKE_DISCARD_ACTION = 1
+DISCARD_BASE = 2
+INDIAN_DECLARE_BASE = DISCARD_BASE + NUM_TYPES  # 55
+INDIAN_NUM_ACTIONS = INDIAN_DECLARE_BASE + NUM_TYPES  # 108
+
+BASIC_NUM_TEMPLATES = 329
+BASIC_MAX_TABLE_MELDS = 52 // 3  # 17
+BASIC_MELD_BASE = DISCARD_BASE + NUM_TYPES  # 55
+BASIC_PLACE_BASE = BASIC_MELD_BASE + BASIC_NUM_TEMPLATES  # 384
+BASIC_NUM_ACTIONS = BASIC_PLACE_BASE + BASIC_MAX_TABLE_MELDS * NUM_TYPES  # 1285
+
+ROMI_NUM_TEMPLATES = 373
+ROMI_MAX_TABLE_MELDS = 106 // 3  # 35
+ROMI_TAKE_CUT_ACTION = DISCARD_BASE + NUM_TYPES  # 55
+ROMI_MELD_BASE = ROMI_TAKE_CUT_ACTION + 1  # 56
+ROMI_PLACE_BASE = ROMI_MELD_BASE + ROMI_NUM_TEMPLATES  # 429
+ROMI_NUM_ACTIONS = ROMI_PLACE_BASE + ROMI_MAX_TABLE_MELDS * NUM_TYPES  # 2284
+
+MAX_TABLE_MELDS = {"indian": 0, "basic": BASIC_MAX_TABLE_MELDS, "romi": ROMI_MAX_TABLE_MELDS}
+NUM_ACTIONS = {"indian": INDIAN_NUM_ACTIONS, "basic": BASIC_NUM_ACTIONS, "romi": ROMI_NUM_ACTIONS}
+
+_NO_BLOCK = -(10**9)  # base of a move kind the game lacks: any id built on it is out of range
+
+
+class EncodingError(ValueError):
+    """An action id or move that has no counterpart in this game's action space."""
+
+
+@dataclass(frozen=True)
+class ActionLayout:
+    """The action ids of one game: named blocks, and the move behind each id."""
+
+    game: str
+    num_actions: int
+    blocks: dict[str, range]
+    """Block name (``"draw"``, ``"discard"``, ``"meld"`` …) to its id range."""
+    kind_base: tuple[int, ...]
+    """Per move kind, the id of ``(kind, 0, 0)``: a move's id is ``base + a + 53 * b``."""
+    moves: tuple[Move, ...]
+    """The engine move of each action id."""
+    max_table_melds: int
+
+    def action(self, move) -> int:
+        """The action id of engine move ``move``; a move with no id is an error naming it."""
+        kind, a, b = move
+        action = self.kind_base[kind] + a + NUM_TYPES * b if 0 <= kind < len(self.kind_base) else -1
+        if not 0 <= action < self.num_actions or self.moves[action] != (kind, a, b):
+            raise EncodingError(f"move {tuple(move)!r} has no action id in {self.game!r}")
+        return action
+
+    def move(self, action) -> Move:
+        """The engine move of action id ``action``; an id out of range is an error naming it."""
+        try:
+            index = operator.index(action)
+        except TypeError:
+            raise EncodingError(f"action {action!r} is not an int: expected an id in 0..{self.num_actions - 1}") from None
+        if not 0 <= index < self.num_actions:
+            raise EncodingError(f"action {action!r} is out of range for {self.game!r}: expected 0..{self.num_actions - 1}")
+        return self.moves[index]
+
+    def block_of(self, action: int) -> str:
+        """The name of the block holding ``action``."""
+        for name, ids in self.blocks.items():
+            if action in ids:
+                return name
+        raise EncodingError(f"action {action!r} is out of range for {self.game!r}: expected 0..{self.num_actions - 1}")
+
+
+def _build_action_layout(game: str) -> ActionLayout:
+    blocks = {"draw": range(DRAW_ACTION, DRAW_ACTION + 1),
+              "take_discard": range(TAKE_DISCARD_ACTION, TAKE_DISCARD_ACTION + 1),
+              "discard": range(DISCARD_BASE, DISCARD_BASE + NUM_TYPES)}
+    base = [_NO_BLOCK] * 7
+    base[DRAW], base[TAKE_DISCARD], base[DISCARD] = DRAW_ACTION, TAKE_DISCARD_ACTION, DISCARD_BASE
+    moves: list[Move] = [(DRAW, 0, 0), (TAKE_DISCARD, 0, 0)] + [(DISCARD, c, 0) for c in range(NUM_TYPES)]
+    if game == "indian":
+        blocks["declare"] = range(INDIAN_DECLARE_BASE, INDIAN_NUM_ACTIONS)
+        base[DECLARE] = INDIAN_DECLARE_BASE
+        moves += [(DECLARE, c, 0) for c in range(NUM_TYPES)]
+        slots = 0
+    else:
+        from .melds import meld_rules
+
+        rules = meld_rules(game)
+        templates = template_index(rules.ace_high, rules.max_jokers).templates
+        if game == "romi":
+            blocks["take_cut"] = range(ROMI_TAKE_CUT_ACTION, ROMI_TAKE_CUT_ACTION + 1)
+            base[TAKE_CUT] = ROMI_TAKE_CUT_ACTION
+            moves.append((TAKE_CUT, 0, 0))
+        meld_base = len(moves)
+        blocks["meld"] = range(meld_base, meld_base + len(templates))
+        base[MELD] = meld_base
+        moves += [(MELD, t, 0) for t in range(len(templates))]
+        slots = MAX_TABLE_MELDS[game]
+        place_base = len(moves)
+        blocks["place"] = range(place_base, place_base + slots * NUM_TYPES)
+        base[PLACE] = place_base
+        moves += [(PLACE, c, s) for s in range(slots) for c in range(NUM_TYPES)]
+    if len(moves) != NUM_ACTIONS[game]:
+        raise AssertionError(f"{game}: {len(moves)} actions, the documented table says {NUM_ACTIONS[game]}")
+    return ActionLayout(game, len(moves), blocks, tuple(base), tuple(moves), slots)
+
+
+@cache
+def action_layout(game: str) -> ActionLayout:
+    """The action ids of ``game`` (``"indian"``, ``"basic"`` or ``"romi"``)."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}: expected one of {', '.join(map(repr, GAMES))}")
+    return _build_action_layout(game)
+
+
+def num_actions(game: str) -> int:
+    """The size of ``game``'s ``Discrete`` action space."""
+    return action_layout(game).num_actions
+
+
+def move_to_action(game: str, move) -> int:
+    """The action id of engine move ``move`` in ``game``."""
+    return action_layout(game).action(move)
+
+
+def action_to_move(game: str, action: int) -> Move:
+    """The engine move of action id ``action`` in ``game``."""
+    return action_layout(game).move(action)
+
+
+def legal_actions(state: GameState) -> list[int]:
+    """The action ids of the current player's legal moves, in the engine's order."""
+    layout = action_layout(state.rules.game)
+    base = layout.kind_base
+    actions = [base[kind] + a + NUM_TYPES * b for kind, a, b in state.legal_moves()]
+    for action, move in zip(actions, state.legal_moves()):
+        if not 0 <= action < layout.num_actions or layout.moves[action] != move:
+            raise EncodingError(f"legal move {move!r} has no action id in {layout.game!r}")
+    return actions
+
+
+def action_mask(state: GameState, for_player: int | None = None) -> np.ndarray:
+    """int8 mask over ``game``'s actions: 1 for each legal move of the player to act.
+
+    With ``for_player`` set to anyone but the player to act, the mask is all zeros.
+    """
+    layout = action_layout(state.rules.game)
+    mask = bytearray(layout.num_actions)
+    if for_player is None or for_player == state.current:
+        base = layout.kind_base
+        try:
+            for kind, a, b in state.legal_moves():
+                action = base[kind] + a + NUM_TYPES * b
+                if action < 0:
+                    raise IndexError
+                mask[action] = 1
+        except IndexError:
+            bad = next(m for m in state.legal_moves() if not 0 <= base[m[0]] + m[1] + NUM_TYPES * m[2] < layout.num_actions)
+            raise EncodingError(f"legal move {bad!r} has no action id in {layout.game!r}") from None
+    return np.frombuffer(mask, dtype=np.int8)
+
+
+def describe_action(state: GameState, action: int) -> str:
+    """Action ``action`` in words for ``state``'s game (cards in G2 notation)."""
+    layout = action_layout(state.rules.game)
+    return f"action {int(action)} {state.describe_move(layout.move(action))}"
+
+
+# ----------------------------------------------------------------------------- observation
+
+
+@dataclass(frozen=True)
+class ObservationLayout:
+    """Where each named part of one game's observation lies, and its bounds."""
+
+    game: str
+    num_players: int
+    size: int
+    slices: dict[str, slice]
+    low: np.ndarray
+    high: np.ndarray
+
+
+def _segments(game: str, num_players: int) -> list[tuple[str, int]]:
+    n = num_players
+    planes = [("hand", NUM_TYPES), ("discard_top", NUM_TYPES), ("discard_rest", NUM_TYPES), ("just_taken", NUM_TYPES)]
+    if game == "romi":
+        planes += [("must_place", NUM_TYPES), ("cut_card", NUM_TYPES)]
+    if game == "indian":
+        planes.append(("wild_card", NUM_TYPES))
+    if game != "indian":
+        planes += [("table_cards", NUM_TYPES), ("table_melds", MAX_TABLE_MELDS[game] * NUM_TYPES)]
+    planes += [("known", n * NUM_TYPES), ("discarded", n * NUM_TYPES)]
+    scalars = [("phase", 2), ("to_act", n), ("stock_size", 1), ("stock_rebuilt", 1), ("hand_sizes", n)]
+    if game != "indian":
+        scalars.append(("opened", n))
+    scalars += [("match_scores", n), ("turn", 1)]
+    return planes + scalars
+
+
+@cache
+def _observation_layout(game: str, num_players: int, decks: int, printed_jokers: int) -> ObservationLayout:
+    slices: dict[str, slice] = {}
+    offset = 0
+    for name, size in _segments(game, num_players):
+        slices[name] = slice(offset, offset + size)
+        offset += size
+    low = np.zeros(offset, np.float32)
+    high = np.ones(offset, np.float32)
+    copies = np.full(NUM_TYPES, float(decks), np.float32)
+    copies[JOKER] = float(max(1, printed_jokers))
+    for name in ("hand", "discard_rest", "table_cards", "known"):
+        if name in slices:
+            high[slices[name]] = np.tile(copies, (slices[name].stop - slices[name].start) // NUM_TYPES)
+    high[slices["discarded"]] = discard_cap(decks, printed_jokers)
+    if "table_melds" in slices:
+        melds = slices["table_melds"]
+        low[melds] = -1.0
+        per_slot = np.ones(NUM_TYPES, np.float32)
+        per_slot[JOKER] = 2.0  # römi: at most 2 jokers a meld (R3); Basic has none
+        high[melds] = np.tile(per_slot, (melds.stop - melds.start) // NUM_TYPES)
+    for name in ("hand_sizes", "match_scores"):
+        high[slices[name]] = 2.0
+    low.setflags(write=False)
+    high.setflags(write=False)
+    return ObservationLayout(game, num_players, offset, slices, low, high)
+
+
+def discard_cap(decks: int, printed_jokers: int) -> int:
+    """The cap on each ``discarded`` count: the most copies of any card type in the deck."""
+    return max(decks, printed_jokers, 1)
+
+
+def observation_layout(game: str, num_players: int, printed_jokers: int = 2) -> dict[str, slice]:
+    """Name -> slice of the observation vector of ``game`` for ``num_players`` players."""
+    rules = _rules_for(game, num_players, printed_jokers)
+    return dict(layout_for(rules).slices)
+
+
+def _rules_for(game: str, num_players: int, printed_jokers: int = 2) -> RuleSet:
+    from .ruleset import make_ruleset
+
+    options = {"printed_jokers": printed_jokers} if game == "indian" else {}
+    return make_ruleset(game, num_players, **options)
+
+
+def layout_for(rules: RuleSet) -> ObservationLayout:
+    """The observation layout (slices and bounds) for a rule set."""
+    return _observation_layout(rules.game, rules.num_players, rules.decks, rules.printed_jokers)
+
+
+def observation_size(game: str, num_players: int) -> int:
+    """The length of ``game``'s observation vector for ``num_players`` players."""
+    return layout_for(_rules_for(game, num_players)).size
+
+
+def split_observation(observation: np.ndarray, game: str, num_players: int) -> dict[str, np.ndarray]:
+    """The observation cut into its named parts (views, with planes reshaped to rows of 53)."""
+    parts = {}
+    for name, part in observation_layout(game, num_players).items():
+        view = observation[..., part]
+        if name in ("table_melds", "known", "discarded"):
+            view = view.reshape(*observation.shape[:-1], -1, NUM_TYPES)
+        parts[name] = view
+    return parts
+
+
+class ObservationEncoder:
+    """Builds the observation vector of one rule set for any seat of a ``GameState``.
+
+    ``encode`` reads only public facts and the observer's own hand. It writes every entry as a
+    small int into one byte string, converts that once and scales it (stock size, hand sizes),
+    so a call costs a few microseconds.
+    """
+
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+        self.layout = layout_for(rules)
+        s = self.layout.slices
+        n = rules.num_players
+        self.size = self.layout.size
+        self._n = n
+        self._seats = tuple(tuple((observer + i) % n for i in range(n)) for observer in range(n))
+        self._table = rules.table_melds
+        self._max_slots = MAX_TABLE_MELDS[rules.game]
+        self._zero_plane = bytes(NUM_TYPES)
+        self._beside_zeros = bytes(NUM_TYPES * sum(name in s for name in ("must_place", "cut_card", "wild_card")))
+        self._top = s["discard_top"].start
+        self._taken = s["just_taken"].start
+        self._must = s["must_place"].start if "must_place" in s else -1
+        self._cut = s["cut_card"].start if "cut_card" in s else -1
+        self._wild = s["wild_card"].start if "wild_card" in s else -1
+        self._phase = s["phase"].start
+        self._to_act = s["to_act"].start
+        self._stock = s["stock_size"].start
+        self._rebuilt = s["stock_rebuilt"].start
+        self._hand_sizes = s["hand_sizes"]
+        self._opened = s["opened"] if "opened" in s else None
+        self._match = s["match_scores"]
+        self._turn = s["turn"].start
+        self._scalar_zeros = bytes(self.size - s["phase"].start)
+        cap = discard_cap(rules.decks, rules.printed_jokers)
+        self._cap_discarded = bytes(min(v, cap) for v in range(256))
+        scale = np.ones(self.size, np.float32)
+        scale[self._stock] = 1.0 / (NUM_NATURAL * rules.decks + rules.printed_jokers)
+        scale[self._hand_sizes] = 1.0 / rules.hand_size
+        self._scale = scale
+        scale[self._turn] = 1.0 / 127
+        self._max_turns = rules.max_turns
+        self._inverse_target = 1.0 / rules.match_target
+
+    def table_bytes(self, table: list[list]) -> bytes:
+        """The ``table_cards`` and ``table_melds`` planes as int8 bytes."""
+        counts = [0] * NUM_TYPES
+        melds = bytearray(self._max_slots * NUM_TYPES)
+        if len(table) > self._max_slots:
+            raise EncodingError(f"{len(table)} table melds, more than the {self._max_slots} the encoding holds")
+        for slot, (kind, key, low, cards) in enumerate(table):
+            row = slot * NUM_TYPES
+            jokers = 0
+            for i, card in enumerate(cards):
+                if card == -1:
+                    continue
+                stands_for = i * NUM_RANKS + key if kind == SET else key * NUM_RANKS + (low + i) % NUM_RANKS
+                counts[card] += 1
+                if card == JOKER:
+                    jokers += 1
+                    melds[row + stands_for] = 255  # -1 as int8
+                else:
+                    melds[row + stands_for] = 1
+            melds[row + JOKER] = jokers
+        return bytes(counts) + bytes(melds)
+
+    @staticmethod
+    def discard_rest_bytes(discard: list[int]) -> bytes:
+        """The ``discard_rest`` plane (the pile under its top) as bytes."""
+        rest = [0] * NUM_TYPES
+        for card in discard[:-1]:
+            rest[card] += 1
+        return bytes(rest)
+
+    def encode(self, state: GameState, observer: int, match_totals=None, *,
+               table_part: bytes | None = None, rest_part: bytes | None = None) -> np.ndarray:
+        """The observation of seat ``observer``, a new float32 vector.
+
+        ``table_part`` and ``rest_part`` let a caller that tracks the state pass the bytes
+        ``table_bytes`` and ``discard_rest_bytes`` gave for the same table and pile.
+        """
+        seats = self._seats[observer]
+        zero = self._zero_plane
+        discard = state.discard
+        if rest_part is None:
+            rest_part = self.discard_rest_bytes(discard)
+        if self._table and table_part is None:
+            table_part = self.table_bytes(state.table)
+        known = state.known
+        discarded = state.discarded
+        try:
+            capped = b"".join([bytes(discarded[p]) for p in seats]).translate(self._cap_discarded)
+        except ValueError:  # a count above 255
+            capped = bytes(min(x, 255) for p in seats for x in discarded[p]).translate(self._cap_discarded)
+        buffer = bytearray(b"".join([
+            bytes(state.hands[observer]), zero, rest_part, zero, self._beside_zeros, table_part or b"",
+            *[bytes(known[p]) for p in seats], capped, self._scalar_zeros,
+        ]))
+        if discard:
+            buffer[self._top + discard[-1]] = 1
+        if state.taken_card != -1:
+            buffer[self._taken + state.taken_card] = 1
+        if self._must != -1:
+            if state.must_place != -1:
+                buffer[self._must + state.must_place] = 1
+            if state.cut_card != -1:
+                buffer[self._cut + state.cut_card] = 1
+        elif self._wild != -1 and state.wild_card != -1:
+            buffer[self._wild + state.wild_card] = 1
+        if state.phase < 2:  # PHASE_DRAW, PHASE_PLAY
+            buffer[self._phase + state.phase] = 1
+        buffer[self._to_act + (state.current - observer) % self._n] = 1
+        buffer[self._stock] = len(state.stock)
+        buffer[self._rebuilt] = 1 if state.rebuilds else 0
+        hands = state.hands
+        buffer[self._hand_sizes] = [sum(hands[p]) for p in seats]
+        if self._opened is not None:
+            opened = state.opened
+            buffer[self._opened] = [1 if opened[p] else 0 for p in seats]
+        buffer[self._turn] = min(state.turn * 127 // self._max_turns, 127)
+        obs = np.frombuffer(buffer, dtype=np.int8) * self._scale
+        if match_totals is not None:
+            inverse = self._inverse_target
+            obs[self._match] = [min(match_totals[p] * inverse, 2.0) for p in seats]
+        return obs
+
+
+def encode_observation(state: GameState, observer: int, match_totals=None) -> np.ndarray:
+    """The float32 observation vector of seat ``observer`` in ``state``."""
+    return ObservationEncoder(state.rules).encode(state, observer, match_totals)
+
+
+def describe_card_plane(plane) -> str:
+    """A plane of 53 entries as G2 text, ``"Ah x2 *"`` style, for debugging."""
+    out = []
+    for card in range(NUM_TYPES):
+        value = float(plane[card])
+        if value:
+            text = format_card(card)
+            out.append(text if value == 1 else f"{text}x{value:g}")
+    return " ".join(out)

@@ -1,0 +1,417 @@
+"""
+# Rummy (Indian Rummy, Basic Rummy, Indiai römi)
+
+PettingZoo AEC environments for the three games of ``RULES.md`` (issue 3).
+
+| Import             | `from rummy_env import env; env(game="indian", num_players=2)` |
+|--------------------|------------------------------------------------------------------|
+| Names              | `indian_rummy_v0`, `basic_rummy_v0`, `indian_romi_v0`            |
+| Actions            | Discrete                                                         |
+| Parallel API       | No (turn based)                                                  |
+| Manual Control     | No                                                               |
+| Agents             | `['player_0', …, 'player_{n-1}']`                                |
+| Players            | Indian 2–6, Basic 2–4, römi 2–4 (default 2)                      |
+| Action Shape       | (1,)                                                             |
+| Action Values      | Discrete(108) Indian, Discrete(1285) Basic, Discrete(2284) römi  |
+| Observation Shape  | Indian 2p (488,), Basic 2p (1391,), römi 2p (2451,)              |
+| Observation Values | [-1, 2] (table melds −1 for a joker; counts 0..2; scalars 0..2)  |
+
+One hand is one episode (``match=True`` plays a whole match). Seat 0 starts the first hand
+(G6); players act in seat order and the player to act keeps acting until their turn ends (draw,
+then any melds and lay-offs, then a discard), so ``agent_selection`` may stay on one agent for
+several steps.
+
+### Observation Space
+
+``observe(agent)`` returns ``{"observation": float32 vector, "action_mask": int8 vector}``. The
+vector is laid out by ``rummy_env.encoding`` (its docstring has the table);
+``rummy_env.encoding.observation_layout(game, num_players)`` names its slices and
+``split_observation`` cuts it up. It holds the agent's own hand, the discard top and the rest
+of the pile, the just-taken card, the cut card (römi) or wild joker (Indian), the table melds
+(Basic, römi), per player in seat order from the observer the cards known to be in their hand and
+the cards they discarded, and the scalars phase, player to act, stock size, stock rebuilt, hand
+sizes, who has opened, match scores and turn. Nothing another player could not see enters it.
+
+#### Legal Actions Mask
+
+``action_mask`` has one entry per action: 1 for the legal moves of the agent to act, computed
+from the rules engine's ``legal_moves()``; all zeros for every other agent and once the hand is
+over.
+
+### Action Space
+
+| ids (Indian) | ids (Basic) | ids (römi)  | action                                                    |
+|--------------|-------------|-------------|-----------------------------------------------------------|
+| 0            | 0           | 0           | draw the stock top                                        |
+| 1            | 1           | 1           | take the discard top                                      |
+| 2 + c        | 2 + c       | 2 + c       | discard card type c (0..52, ``suit*13 + rank``, 52 joker) |
+| 55 + c       | –           | –           | discard c and declare (the solver arranges the rest, I5)  |
+| –            | –           | 55          | take the cut card and go out (R4)                         |
+| –            | 55 + t      | 56 + t      | lay meld template t (329 Basic, 373 römi)                 |
+| –            | 384 + 53s+c | 429 + 53s+c | lay off c on table meld s, or swap c for its joker (R5)   |
+
+An action the mask forbids raises ``IllegalActionError`` naming the action and the rule that
+refuses it, and leaves the game as it was; ``illegal_action="terminate"`` instead ends the episode
+the way PettingZoo's ``TerminateIllegalWrapper`` does: the offender gets ``illegal_reward``, the
+others 0, every agent is terminated and truncated, and the offender's info has ``illegal_action``.
+
+### Rewards
+
+At the end of a hand (RULES "Rewards for learning"), zero-sum and in points times
+``reward_scale`` (default 1.0, so rewards are points): the winner receives what the others pay,
+each other player minus what they pay (Indian: the I7 penalty; Basic: their hand value, doubled
+with ``rummy_bonus``; römi: their hand value or 80). A stalemate (G8) ends with ``terminations``
+and 0 for all; the turn cap (G9, ``max_turns``) ends with ``truncations`` and 0 for all. Every
+agent's info then holds ``hand_result``: ``outcome``, ``winner`` (agent or None), ``payments``
+and ``points`` per agent.
+
+With ``match=True`` (I8, B6, R8) hands are dealt until the match target is reached, the starting
+seat moving each hand, and rewards come only at the match's end: ``match_reward="points"``
+(default) gives each agent the sum of its hand rewards; ``match_reward="win"`` splits +1 among
+the winners and −1 among the others (all 0 when everyone ties), times ``reward_scale``. After each
+hand the infos carry that hand's ``hand_result`` and the ``match_totals``; at the end also
+``match_winners``. A match longer than ``max_hands`` hands is truncated with 0 rewards.
+
+### Arguments
+
+``env(game="indian", num_players=2, render_mode=None, *, match=False, match_reward="points",
+max_hands=100, reward_scale=1.0, illegal_action="raise", illegal_reward=None, **rule_options)``
+
+* ``rule_options``: the game's options of RULES (``wild_joker``, ``printed_jokers``,
+  ``penalty_cap``, ``rummy_bonus``, ``match_target``, ``max_turns``); a bad one is an error naming it.
+* ``illegal_reward``: default minus the most a player can pay in one hand, times
+  ``reward_scale`` (Indian 130 or ``penalty_cap``; Basic 10 × hand size, doubled with
+  ``rummy_bonus``; römi 130), or −1 with ``match_reward="win"``.
+* ``render_mode``: ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it after
+  every step).
+
+``reset(seed=s)`` deals the same hands for the same ``s``; later resets without a seed continue
+from it.
+
+### Version History
+
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+import operator
+import random
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from .encoding import ObservationEncoder, action_layout, layout_for
+from .game import MELD, PLACE, TAKE_CUT, GameState, IllegalMoveError
+from .match import Match
+from .ruleset import GAMES, make_ruleset
+
+ENV_NAMES = {"indian": "indian_rummy_v0", "basic": "basic_rummy_v0", "romi": "indian_romi_v0"}
+"""``metadata["name"]`` per game; the suffix is bumped by any change that affects learning."""
+
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+MATCH_REWARDS = ("points", "win")
+_TABLE_MOVES = (MELD, PLACE, TAKE_CUT)
+
+
+class IllegalActionError(ValueError):
+    """An action the mask forbids, or one outside the action space; the game is left as it was."""
+
+
+def env(game: str = "indian", num_players: int = 2, render_mode: str | None = None, **options) -> raw_env:
+    """The environment of ``game``: order and legality are checked inside, with no wrappers."""
+    return raw_env(game, num_players, render_mode, **options)
+
+
+def max_hand_payment(rules) -> int:
+    """The most one player can pay at the end of one hand of ``rules`` (before any scaling)."""
+    if rules.game == "indian":
+        worst = 13 * 10
+        return worst if rules.penalty_cap is None else min(worst, rules.penalty_cap)
+    if rules.game == "basic":
+        return rules.hand_size * 10 * (2 if rules.rummy_bonus else 1)
+    return 13 * 10
+
+
+class raw_env(AECEnv, EzPickle):
+    """PettingZoo AEC environment of one rummy game; see the module docstring for the tables."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "rummy_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, game: str = "indian", num_players: int = 2, render_mode: str | None = None, *,
+                 match: bool = False, match_reward: str = "points", max_hands: int = 100,
+                 reward_scale: float = 1.0, illegal_action: str = "raise", illegal_reward: float | None = None,
+                 **rule_options):
+        EzPickle.__init__(self, game, num_players, render_mode, match=match, match_reward=match_reward,
+                          max_hands=max_hands, reward_scale=reward_scale, illegal_action=illegal_action,
+                          illegal_reward=illegal_reward, **rule_options)
+        super().__init__()
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r}: expected one of {', '.join(map(repr, GAMES))}")
+        self.rules = make_ruleset(game, num_players, **rule_options)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not supported: expected None, 'human' or 'ansi'")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"option illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
+        if not isinstance(match, bool):
+            raise ValueError(f"option match={match!r} must be True or False")
+        if match_reward not in MATCH_REWARDS:
+            raise ValueError(f"option match_reward={match_reward!r}: expected 'points' or 'win'")
+        if isinstance(max_hands, bool) or not isinstance(max_hands, int) or max_hands < 1:
+            raise ValueError(f"option max_hands={max_hands!r} is out of range: expected an int >= 1")
+        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
+            raise ValueError(f"option reward_scale={reward_scale!r}: expected a number > 0")
+        if illegal_reward is not None and (isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float))):
+            raise ValueError(f"option illegal_reward={illegal_reward!r}: expected a number or None")
+        self.metadata = dict(self.metadata, name=ENV_NAMES[game])
+        self.game = game
+        self.render_mode = render_mode
+        self.match_mode = match
+        self.match_reward = match_reward
+        self.max_hands = max_hands
+        self.reward_scale = float(reward_scale)
+        self.illegal_action = illegal_action
+        if illegal_reward is None:
+            illegal_reward = -1.0 if (match and match_reward == "win") else -float(max_hand_payment(self.rules))
+            illegal_reward *= self.reward_scale
+        self.illegal_reward = float(illegal_reward)
+
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agents = self.possible_agents[:]
+        self._layout = action_layout(game)
+        self._moves = self._layout.moves
+        self._num_actions = self._layout.num_actions
+        self._encoder = ObservationEncoder(self.rules)
+        obs_layout = layout_for(self.rules)
+        self.observation_spaces = {
+            agent: spaces.Dict({
+                "observation": spaces.Box(obs_layout.low, obs_layout.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self._num_actions,), dtype=np.int8),
+            })
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(self._num_actions) for agent in self.possible_agents}
+        self.state_: GameState | None = None
+        self.match: Match | None = None
+        self._rng: random.Random | None = None
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+
+    # ------------------------------------------------------------------ spaces
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new hand (or start a new match); the same ``seed`` deals the same cards (G10)."""
+        if seed is not None or self._rng is None:
+            self._rng = random.Random(seed)
+        deal_seed = self._rng.getrandbits(64)
+        if self.match_mode:
+            self.match = Match(self.rules, deal_seed)
+            self._points = [0.0] * self.rules.num_players
+            state = self.match.deal()
+        else:
+            self.match = None
+            state = GameState(self.rules, deal_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._start_hand(state)
+        self._skip_agent_selection = None
+
+    def _start_hand(self, state: GameState) -> None:
+        self.state_ = state
+        self.agent_selection = self.possible_agents[state.current]
+        self._table_part = None
+        self._rest_key = None
+        self._rest_part = b""
+        self._observed = None
+        self._version = 0
+
+    # ------------------------------------------------------------------ observe
+
+    def observe(self, agent):
+        """``{"observation", "action_mask"}`` for ``agent`` (the mask is zero unless it is to act)."""
+        state = self.state_
+        if state is None:
+            raise RuntimeError("call reset() before observe()")
+        cached = self._observed
+        if cached is not None and cached[0] == agent and cached[1] == self._version:
+            return cached[2]
+        seat = self._seat[agent]
+        encoder = self._encoder
+        if self.rules.table_melds and self._table_part is None:
+            self._table_part = encoder.table_bytes(state.table)
+        rest_key = (len(state.discard), state.rebuilds)
+        if rest_key != self._rest_key:
+            self._rest_part = encoder.discard_rest_bytes(state.discard)
+            self._rest_key = rest_key
+        totals = self.match.totals if self.match is not None else None
+        obs = encoder.encode(state, seat, totals, table_part=self._table_part, rest_part=self._rest_part)
+        mask = bytearray(self._num_actions)
+        if seat == state.current and not (self.terminations[agent] or self.truncations[agent]):
+            base = self._layout.kind_base
+            for kind, a, b in state.legal_moves():
+                mask[base[kind] + a + 53 * b] = 1
+        result = {"observation": obs, "action_mask": np.frombuffer(mask, dtype=np.int8)}
+        self._observed = (agent, self._version, result)
+        return result
+
+    # ------------------------------------------------------------------ step
+
+    def step(self, action) -> None:
+        """Play ``action`` for ``agent_selection`` (None for an agent that is done)."""
+        state = self.state_
+        if state is None:
+            raise RuntimeError("call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            index = operator.index(action)
+        except TypeError:
+            index = -1
+        if not 0 <= index < self._num_actions:
+            self._illegal(agent, action, f"illegal action {action!r} for {agent}: expected an int in 0..{self._num_actions - 1} ({self.metadata['name']})")
+            return
+        move = self._moves[index]
+        try:
+            state.apply(move)
+        except IllegalMoveError as error:
+            self._illegal(agent, index, f"illegal action {index} for {agent}: {error}")
+            return
+        self._version += 1
+        if move[0] in _TABLE_MOVES:
+            self._table_part = None
+        self._cumulative_rewards[agent] = 0.0
+        if state.phase == 2:  # PHASE_OVER
+            self._end_hand(state)
+        else:
+            self.agent_selection = self.possible_agents[state.current]
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal(self, agent: str, action, message: str) -> None:
+        if self.illegal_action == "raise":
+            raise IllegalActionError(message)
+        gymnasium.logger.warn(message)
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = self.illegal_reward
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.infos[agent] = dict(self.infos[agent], illegal_action=message)
+        self._accumulate_rewards()
+        self._version += 1
+
+    def _end_hand(self, state: GameState) -> None:
+        result = state.result
+        agents = self.possible_agents
+        scale = self.reward_scale
+        points = result.rewards
+        hand_info = {
+            "outcome": result.outcome,
+            "winner": None if result.winner is None else agents[result.winner],
+            "payments": {agents[p]: pay for p, pay in enumerate(result.payments)},
+            "points": {agents[p]: pts for p, pts in enumerate(points)},
+        }
+        if self.match is None:
+            self.rewards = {agent: points[p] * scale for p, agent in enumerate(agents)}
+            self.infos = {agent: {"hand_result": hand_info} for agent in agents}
+            if result.outcome == "cut_off":
+                self.truncations = dict.fromkeys(agents, True)
+            else:
+                self.terminations = dict.fromkeys(agents, True)
+            self._accumulate_rewards()
+            return
+        match = self.match
+        match.record(result)
+        for p in range(len(agents)):
+            self._points[p] += points[p]
+        info = {"hand_result": hand_info, "match_totals": {agents[p]: t for p, t in enumerate(match.totals)},
+                "hands_played": match.hands_played}
+        if match.is_over:
+            winners = match.winners
+            info["match_winners"] = [agents[p] for p in winners]
+            self.infos = {agent: dict(info) for agent in agents}
+            self.rewards = {agent: r * scale for agent, r in zip(agents, self._match_rewards(winners))}
+            self.terminations = dict.fromkeys(agents, True)
+            self._accumulate_rewards()
+        elif match.hands_played >= self.max_hands:
+            self.infos = {agent: dict(info) for agent in agents}
+            self.truncations = dict.fromkeys(agents, True)
+        else:
+            self.infos = {agent: dict(info) for agent in agents}
+            self._start_hand(match.deal())
+
+    def _match_rewards(self, winners: list[int]) -> list[float]:
+        n = len(self.possible_agents)
+        if self.match_reward == "points":
+            return [float(p) for p in self._points]
+        if len(winners) == n:
+            return [0.0] * n
+        return [1.0 / len(winners) if p in winners else -1.0 / (n - len(winners)) for p in range(n)]
+
+    # ------------------------------------------------------------------ render, close
+
+    def render(self):
+        """The acting player's view as text (``"ansi"`` returns it, ``"human"`` prints it)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.state_ is None:
+            raise RuntimeError("call reset() before render()")
+        from .render import render_text
+
+        totals = self.match.totals if self.match is not None else None
+        text = render_text(self.state_, seat=self._seat[self.agent_selection], match_totals=totals,
+                           color=self.render_mode == "human")
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------------ helpers for users
+
+    @property
+    def game_state(self) -> GameState:
+        """The engine state of the hand being played (all hidden cards: not for agents)."""
+        if self.state_ is None:
+            raise RuntimeError("call reset() first")
+        return self.state_
+
+    def describe_action(self, action: int) -> str:
+        """``action`` in words for the current state, e.g. ``"action 7 (discard 6s)"``."""
+        return f"action {int(action)} {self.game_state.describe_move(self._layout.move(action))}"
+
+
+class _CallableModule(type(operator)):
+    """This module, callable as ``env(...)``.
+
+    ``rummy_env.env`` names both this module and the ``env`` function. Python's import system
+    binds the package attribute ``rummy_env.env`` to the module once it is loaded, so
+    ``from rummy_env import env`` can yield the module; calling it still builds an environment.
+    """
+
+    def __call__(self, *args, **kwargs):
+        return env(*args, **kwargs)
+
+
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,745 @@
+"""The game engine: one turn loop, three rule sets (RULES G1–G10, I1–I9, B1–B6, R1–R8).
+
+A ``GameState`` is one hand. It lists its legal moves (``legal_moves``), applies one
+(``apply``), and can be cloned, serialised (``to_dict`` / ``from_dict``) and replayed from its
+seed and move list (``replay``). A move is a tuple ``(kind, a, b)`` of small ints:
+
+=================  ======================  ==========================================
+kind               a, b                    meaning
+=================  ======================  ==========================================
+``DRAW``           0, 0                    take the stock top (I4, B3, R4)
+``TAKE_DISCARD``   0, 0                    take the discard top (G7, R4)
+``TAKE_CUT``       0, 0                    römi: take the cut card and go out (R4)
+``DISCARD``        card, 0                 discard ``card``, ending the turn
+``DECLARE``        card, 0                 Indian: discard ``card`` and declare (I5)
+``MELD``           template id, 0          lay a meld template on the table (B3, R5)
+``PLACE``          card, table slot        lay off ``card``, or swap it for a joker (R5)
+=================  ======================  ==========================================
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from . import solver
+from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES, format_card, format_cards, make_card
+from .melds import table_meld_cards, table_meld_from_template
+from .ruleset import RuleSet, make_ruleset
+from .table import hand_masks, place_card, placements, template_index
+
+DRAW, TAKE_DISCARD, TAKE_CUT, DISCARD, DECLARE, MELD, PLACE = range(7)
+MOVE_NAMES = ("draw", "take_discard", "take_cut", "discard", "declare", "meld", "place")
+
+PHASE_DRAW, PHASE_PLAY, PHASE_OVER = range(3)
+
+Move = tuple[int, int, int]
+
+
+class IllegalMoveError(ValueError):
+    """A move the rules do not allow now; the state is left as it was."""
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """How a hand ended and what each player pays (RULES I6, I7, B5, R7, G8, G9)."""
+
+    outcome: str
+    """``"declare"`` (Indian), ``"out"`` (Basic, römi), ``"stalemate"`` (G8) or ``"cut_off"`` (G9)."""
+    winner: int | None
+    payments: tuple[int, ...]
+    """What each player pays; the winner pays 0. All zero in a stalemate or cut-off hand."""
+
+    @property
+    def rewards(self) -> tuple[int, ...]:
+        """Zero-sum points: the winner gets what the others pay, each other player minus theirs."""
+        if self.winner is None:
+            return tuple(0 for _ in self.payments)
+        total = sum(self.payments)
+        return tuple(total if p == self.winner else -pay for p, pay in enumerate(self.payments))
+
+
+def shuffle_rng(seed: int | str, *salt: int) -> random.Random:
+    """The generator for one shuffle: seeded from text, so the same on every machine (G10)."""
+    return random.Random(":".join(str(x) for x in (seed, *salt)))
+
+
+class GameState:
+    """One hand of one of the three games, with whose turn it is and what may happen next."""
+
+    __slots__ = (
+        "rules", "seed", "first_player", "hands", "stock", "discard", "table", "cut_card",
+        "wild_card", "wild_rank", "current", "phase", "turn", "turns_taken", "taken_card",
+        "must_place", "opened", "has_laid", "laid_this_turn", "rebuilds", "known", "discarded",
+        "result", "history", "_legal",
+    )
+
+    def __init__(self, rules: RuleSet, seed: int | str = 0, first_player: int = 0):
+        if not 0 <= first_player < rules.num_players:
+            raise ValueError(f"first_player={first_player} is out of range 0..{rules.num_players - 1}")
+        self.rules = rules
+        self.seed = seed
+        self.first_player = first_player
+        n = rules.num_players
+        deck = [c for c in range(NUM_NATURAL) for _ in range(rules.decks)] + [JOKER] * rules.printed_jokers
+        shuffle_rng(seed, 0).shuffle(deck)
+        self.cut_card = deck.pop() if rules.cut_card else -1  # R2: turned before the deal
+        self.hands = [[0] * NUM_TYPES for _ in range(n)]
+        for _ in range(rules.hand_size):
+            for i in range(n):
+                self.hands[(first_player + i) % n][deck.pop()] += 1
+        self.discard = [deck.pop()]
+        self.wild_card = deck.pop() if rules.wild_joker else -1  # I2
+        if self.wild_card == -1:
+            self.wild_rank = None
+        else:
+            self.wild_rank = 0 if self.wild_card == JOKER else self.wild_card % NUM_RANKS
+        self.stock = deck
+        self.table: list[list] = []
+        self.current = first_player
+        self.phase = PHASE_DRAW
+        self.turn = 0
+        self.turns_taken = [0] * n
+        self.taken_card = -1
+        self.must_place = -1
+        self.opened = [False] * n
+        self.has_laid = [False] * n
+        self.laid_this_turn = False
+        self.rebuilds = 0
+        self.known = [[0] * NUM_TYPES for _ in range(n)]
+        self.discarded = [[0] * NUM_TYPES for _ in range(n)]
+        self.result: HandResult | None = None
+        self.history: list[Move] = []
+        self._legal: list[Move] | None = None
+
+    @classmethod
+    def new(cls, game: str, num_players: int = 2, seed: int | str = 0, first_player: int = 0, **options) -> GameState:
+        """A freshly dealt hand of ``game`` (RULES G6)."""
+        return cls(make_ruleset(game, num_players, **options), seed, first_player)
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the hand has ended (a result, a stalemate or the turn cap)."""
+        return self.phase == PHASE_OVER
+
+    def legal_moves(self) -> list[Move]:
+        """Every move the rules allow the current player now (empty once the hand is over)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def hand_cards(self, player: int) -> list[int]:
+        """The card types in ``player``'s hand, sorted."""
+        hand = self.hands[player]
+        return [c for c in range(NUM_TYPES) for _ in range(hand[c])]
+
+    def clone(self) -> GameState:
+        """An independent copy of this state."""
+        other = GameState.__new__(GameState)
+        other.rules = self.rules
+        other.seed = self.seed
+        other.first_player = self.first_player
+        other.hands = [h[:] for h in self.hands]
+        other.stock = self.stock[:]
+        other.discard = self.discard[:]
+        other.table = [[m[0], m[1], m[2], m[3][:]] for m in self.table]
+        other.cut_card = self.cut_card
+        other.wild_card = self.wild_card
+        other.wild_rank = self.wild_rank
+        other.current = self.current
+        other.phase = self.phase
+        other.turn = self.turn
+        other.turns_taken = self.turns_taken[:]
+        other.taken_card = self.taken_card
+        other.must_place = self.must_place
+        other.opened = self.opened[:]
+        other.has_laid = self.has_laid[:]
+        other.laid_this_turn = self.laid_this_turn
+        other.rebuilds = self.rebuilds
+        other.known = [k[:] for k in self.known]
+        other.discarded = [d[:] for d in self.discarded]
+        other.result = self.result
+        other.history = self.history[:]
+        other._legal = self._legal
+        return other
+
+    # ----------------------------------------------------------------- legal moves
+
+    def _compute_legal(self) -> list[Move]:
+        if self.phase == PHASE_OVER:
+            return []
+        if self.phase == PHASE_DRAW:
+            return self._draw_moves()
+        moves = self._plays()
+        if self.must_place != -1:
+            return moves
+        hand = self.hands[self.current]
+        taken = self.taken_card
+        discards = [c for c in range(NUM_TYPES) if hand[c] and c != taken]
+        moves.extend((DISCARD, c, 0) for c in discards)
+        if self.rules.game == "indian":
+            moves.extend((DECLARE, c, 0) for c in solver.declare_discards(hand, self.wild_rank) if c != taken)
+        return moves
+
+    def _draw_moves(self) -> list[Move]:
+        moves: list[Move] = [(DRAW, 0, 0)]
+        if self.discard:
+            if self.rules.game != "romi" or self.turns_taken[self.current] == 0 or self._can_place_top():
+                moves.append((TAKE_DISCARD, 0, 0))
+        if self.cut_card != -1 and self._going_out_plays() is not None:
+            moves.append((TAKE_CUT, 0, 0))
+        return moves
+
+    def _plays(self) -> list[Move]:
+        """Melds and placements the current player may make now (B3, R4, R5, R6, G7)."""
+        rules = self.rules
+        if not rules.table_melds:
+            return []
+        player = self.current
+        hand = self.hands[player]
+        size = sum(hand)
+        taken = self.taken_card
+        must = self.must_place
+        may_empty = rules.game == "basic"  # B4; römi needs a last discard (R6)
+        index = template_index(rules.ace_high, rules.max_jokers)
+        moves: list[Move] = []
+        for tid, jokers in index.layable(hand):
+            cards = index.templates[tid].cards
+            if must != -1 and not (must in cards if must != JOKER else jokers):
+                continue
+            left = size - len(cards)
+            if left == 0:
+                if may_empty:
+                    moves.append((MELD, tid, 0))
+                continue
+            if taken != -1 and left == hand[taken] - (jokers if taken == JOKER else taken in cards):
+                continue  # G7: only the card just taken would be left to discard
+            moves.append((MELD, tid, 0))
+        if rules.game == "romi" and not self.opened[player]:
+            return moves  # R5: lay-offs and swaps need a meld of one's own on the table
+        for slot, meld in enumerate(self.table):
+            for card, swap in placements(meld, rules.ace_high, rules.max_jokers):
+                if not hand[card] or (must != -1 and card != must):
+                    continue
+                if swap:
+                    if self._swap_can_finish(slot, card):
+                        moves.append((PLACE, card, slot))
+                    continue
+                left = size - 1
+                if left == 0:
+                    if may_empty:
+                        moves.append((PLACE, card, slot))
+                    continue
+                if taken != -1 and left == hand[taken] - (card == taken):
+                    continue
+                moves.append((PLACE, card, slot))
+        return moves
+
+    def _swap_can_finish(self, slot: int, card: int) -> bool:
+        """R5: a swap is legal only when the joker it takes can then be placed."""
+        trial = self.clone()
+        trial._apply_place(card, slot)
+        trial._legal = None
+        return bool(trial._plays())
+
+    def _can_place_top(self) -> bool:
+        """R4: after the first turn the discard top may be taken only if it can be placed at once."""
+        top = self.discard[-1]
+        hand = self.hands[self.current][:]
+        hand[top] += 1
+        opened = self.opened[self.current]
+        table = self.table if opened else []
+        jokers = min(2, hand[JOKER] + _swappable_jokers(hand, table))
+        by_rank, by_suit = hand_masks(hand, self.rules.ace_high)
+        if top != JOKER and not _has_home(top, by_rank, by_suit, jokers, table, self.rules.ace_high):
+            return False
+        trial = self.clone()
+        trial._apply_take_discard()
+        return bool(trial._plays())
+
+    # ----------------------------------------------------------------- going out with the cut card
+
+    def _going_out_plays(self) -> list[Move] | None:
+        """R4: the plays that go out after taking the cut card, or None when there are none."""
+        hand = self.hands[self.current][:]
+        hand[self.cut_card] += 1
+        if not _may_go_out(hand, self.cut_card, self.table, self.rules):
+            return None
+        trial = self.clone()
+        trial._take_cut_card()
+        return _search_going_out(trial, {})
+
+    def _take_cut_card(self) -> None:
+        hand = self.hands[self.current]
+        hand[self.cut_card] += 1
+        self.taken_card = self.cut_card  # G7 mechanism: the cut card may not be the last discard
+        self.cut_card = -1
+        self.phase = PHASE_PLAY
+        self._legal = None
+
+    # ----------------------------------------------------------------- applying moves
+
+    def apply(self, move: Move) -> None:
+        """Play ``move`` for the current player; an illegal move raises and changes nothing."""
+        move = tuple(move)
+        if move not in self.legal_moves():
+            raise IllegalMoveError(self.why_illegal(move))
+        self._apply_unchecked(move)
+
+    def _apply_unchecked(self, move: Move) -> None:
+        kind, a, b = move
+        self.history.append(move)
+        self._legal = None
+        if kind == DRAW:
+            self.hands[self.current][self.stock.pop()] += 1
+            self.phase = PHASE_PLAY
+        elif kind == TAKE_DISCARD:
+            self._apply_take_discard()
+        elif kind == TAKE_CUT:
+            plays = self._going_out_plays()
+            self._take_cut_card()
+            for play in plays:
+                self._apply_play(play)
+            self._discard(self._last_card())
+        elif kind == DISCARD:
+            self._discard(a)
+        elif kind == DECLARE:
+            self._declare(a)
+        else:
+            self._apply_play(move)
+
+    def _apply_take_discard(self) -> None:
+        player = self.current
+        card = self.discard.pop()
+        self.hands[player][card] += 1
+        self.known[player][card] += 1
+        self.taken_card = card
+        if self.rules.game == "romi" and self.turns_taken[player] > 0:
+            self.must_place = card  # R4
+        self.phase = PHASE_PLAY
+        self._legal = None
+
+    def _apply_play(self, move: Move) -> None:
+        kind, a, b = move
+        if kind == MELD:
+            self._apply_meld(a)
+        else:
+            self._apply_place(a, b)
+        if self.rules.game == "basic" and sum(self.hands[self.current]) == 0:
+            self._finish_out(self.current)  # B4: went out by melding or laying off every card
+
+    def _remove(self, card: int) -> None:
+        player = self.current
+        self.hands[player][card] -= 1
+        if self.known[player][card]:
+            self.known[player][card] -= 1
+        if card == self.must_place:
+            self.must_place = -1
+
+    def _apply_meld(self, tid: int) -> None:
+        rules = self.rules
+        index = template_index(rules.ace_high, rules.max_jokers)
+        hand = self.hands[self.current]
+        physical = index.physical_cards(tid, hand)
+        template = index.templates[tid]
+        placed_must = self.must_place != -1 and (self.must_place in physical)
+        for card in physical:
+            self._remove(card)
+        if placed_must:
+            self.must_place = -1
+        self.table.append(table_meld_from_template(template, physical))
+        self.opened[self.current] = True
+        self.laid_this_turn = True
+        self._legal = None
+
+    def _apply_place(self, card: int, slot: int) -> None:
+        self._remove(card)
+        taken_back = place_card(self.table[slot], card, self.rules.ace_high)
+        if taken_back != -1:
+            player = self.current
+            self.hands[player][JOKER] += 1
+            self.known[player][JOKER] += 1
+            self.must_place = JOKER  # R5: the joker goes back on the table this turn
+        self.laid_this_turn = True
+        self._legal = None
+
+    def _last_card(self) -> int:
+        hand = self.hands[self.current]
+        return next(c for c in range(NUM_TYPES) if hand[c])
+
+    def _discard(self, card: int) -> None:
+        player = self.current
+        self._remove(card)
+        self.discard.append(card)
+        self.discarded[player][card] += 1
+        if sum(self.hands[player]) == 0:
+            self._finish_out(player)  # B4, R6: out by the last discard
+            return
+        self._end_turn()
+
+    def _declare(self, card: int) -> None:
+        player = self.current
+        self._remove(card)
+        self.discard.append(card)
+        self.discarded[player][card] += 1
+        rules = self.rules
+        payments = []
+        for p in range(rules.num_players):
+            pay = 0 if p == player else solver.indian_penalty(self.hands[p], self.wild_rank)  # I6, I7
+            if rules.penalty_cap is not None:
+                pay = min(pay, rules.penalty_cap)
+            payments.append(pay)
+        self._end_hand(HandResult("declare", player, tuple(payments)))
+
+    def _finish_out(self, winner: int) -> None:
+        rules = self.rules
+        payments = []
+        for p, hand in enumerate(self.hands):
+            if p == winner:
+                payments.append(0)
+            elif rules.game == "romi" and not self.opened[p]:
+                payments.append(80)  # R7: no meld laid this hand
+            else:
+                payments.append(sum(rules.values[c] * n for c, n in enumerate(hand) if n))
+        if rules.rummy_bonus and not self.has_laid[winner]:
+            payments = [2 * p for p in payments]  # B6, doubled on both sides to stay zero-sum
+        self._end_hand(HandResult("out", winner, tuple(payments)))
+
+    def _end_hand(self, result: HandResult) -> None:
+        self.result = result
+        self.phase = PHASE_OVER
+        self._legal = None
+
+    def _end_turn(self) -> None:
+        player = self.current
+        rules = self.rules
+        self.turns_taken[player] += 1
+        if self.laid_this_turn:
+            self.has_laid[player] = True
+        self.laid_this_turn = False
+        self.taken_card = -1
+        self.must_place = -1
+        self.turn += 1
+        self.current = (player + 1) % rules.num_players
+        self.phase = PHASE_DRAW
+        zeros = tuple(0 for _ in range(rules.num_players))
+        if not self.stock:  # G8
+            if self.rebuilds == 0 and len(self.discard) > 1:
+                self.rebuilds = 1
+                self.stock = self.discard[:-1]
+                self.discard = self.discard[-1:]
+                shuffle_rng(self.seed, 1).shuffle(self.stock)
+            else:
+                self._end_hand(HandResult("stalemate", None, zeros))
+                return
+        if self.turn >= rules.max_turns:  # G9
+            self._end_hand(HandResult("cut_off", None, zeros))
+
+    # ----------------------------------------------------------------- explaining refusals
+
+    def why_illegal(self, move) -> str:
+        """A sentence naming ``move`` and the rule that refuses it now."""
+        text = self.describe_move(move)
+        player = f"player_{self.current}"
+        try:
+            kind, a, b = (int(x) for x in move)
+        except (TypeError, ValueError):
+            return f"illegal move {move!r}: a move is a tuple (kind, a, b) of ints"
+        if self.phase == PHASE_OVER:
+            return f"illegal move {text}: the hand is over"
+        if not 0 <= kind < len(MOVE_NAMES):
+            return f"illegal move {move!r}: unknown move kind {kind}"
+        if self.phase == PHASE_DRAW and kind not in (DRAW, TAKE_DISCARD, TAKE_CUT):
+            return f"illegal move {text} for {player}: draw first (I4, B3, R4)"
+        if self.phase == PHASE_PLAY and kind in (DRAW, TAKE_DISCARD, TAKE_CUT):
+            return f"illegal move {text} for {player}: already drew this turn"
+        if kind == TAKE_DISCARD:
+            if not self.discard:
+                return f"illegal move {text}: the discard pile is empty"
+            return f"illegal move {text} for {player}: after the first turn the discard top must be placed at once, and it cannot be (R4)"
+        if kind == TAKE_CUT:
+            if self.rules.game != "romi":
+                return f"illegal move {text}: only römi has a cut card (R2)"
+            return f"illegal move {text} for {player}: the cut card may be taken only to go out, and going out is not possible (R4)"
+        if kind in (DISCARD, DECLARE, PLACE) and not (0 <= a < NUM_TYPES and self.hands[self.current][a]):
+            return f"illegal move {text} for {player}: that card is not in the hand"
+        if self.must_place != -1:
+            return f"illegal move {text} for {player}: the next play must place {format_card(self.must_place)} (R4, R5)"
+        if kind in (DISCARD, DECLARE) and a == self.taken_card:
+            return f"illegal move {text} for {player}: {format_card(a)} was just taken and may not be discarded (G7)"
+        if kind == DECLARE:
+            if self.rules.game != "indian":
+                return f"illegal move {text}: only Indian Rummy declares (I5)"
+            return f"illegal move {text} for {player}: the other 13 cards do not make a valid declaration (I5)"
+        if kind in (MELD, PLACE) and not self.rules.table_melds:
+            return f"illegal move {text}: Indian Rummy lays no melds on the table (I9)"
+        if kind == PLACE and self.rules.game == "romi" and not self.opened[self.current]:
+            return f"illegal move {text} for {player}: lay-offs and swaps need a meld of one's own on the table (R5)"
+        if kind == PLACE and not 0 <= b < len(self.table):
+            return f"illegal move {text}: there is no table meld {b}"
+        why = self._why_meld_refused(a) if kind == MELD else self._why_place_refused(a, b)
+        return f"illegal move {text} for {player}: {why}"
+
+    def _why_meld_refused(self, tid: int) -> str:
+        rules = self.rules
+        index = template_index(rules.ace_high, rules.max_jokers)
+        if not 0 <= tid < len(index.templates):
+            return f"there is no meld template {tid} (0..{len(index.templates) - 1})"
+        hand = self.hands[self.current]
+        physical = index.physical_cards(tid, hand)
+        jokers = physical.count(JOKER)
+        if jokers == len(physical):
+            return "the hand holds none of its cards, and a meld needs a natural card (G5)"
+        if rules.max_jokers is not None and jokers > rules.max_jokers:
+            if rules.max_jokers == 0:
+                return f"the hand lacks {jokers} of its cards, and {rules.game} has no jokers (B1)"
+            return f"it would need {jokers} jokers, and a meld holds at most {rules.max_jokers} (R3)"
+        if jokers > hand[JOKER]:
+            return f"it would need {jokers} jokers, and the hand has {hand[JOKER]} (G5)"
+        return self._why_hand_left(physical)
+
+    def _why_place_refused(self, card: int, slot: int) -> str:
+        rules = self.rules
+        kind, key, low, slots = meld = self.table[slot]
+        fits = dict(placements(meld, rules.ace_high, rules.max_jokers))
+        name = format_card(card)
+        if card in fits:
+            if fits[card]:
+                return f"the joker {name} frees could not be placed again this turn (R5)"
+            return self._why_hand_left([card])
+        if card == JOKER:
+            if rules.max_jokers is not None and slots.count(JOKER) >= rules.max_jokers:
+                return f"table meld {slot} already holds {rules.max_jokers} jokers, the most a meld may hold (R3)"
+            return f"table meld {slot} has no room for another card (G3, G4)"
+        if kind == 0:
+            if card % NUM_RANKS != key:
+                return f"{name} is not of the rank of the set on table meld {slot} (G3)"
+            if slots[card // NUM_RANKS] == card:
+                return f"the set on table meld {slot} already holds {name}: identical cards never stand in one set (G3)"
+            return f"the set on table meld {slot} is full (G3)"
+        if card // NUM_RANKS != key:
+            return f"{name} is not of the suit of the run on table meld {slot} (G4)"
+        if card % NUM_RANKS == 0 and not rules.ace_high and low + len(slots) - 1 == 12:
+            return f"the ace is low only in {rules.game}, so it cannot follow the king (B2)"
+        return f"{name} does not extend the run on table meld {slot} at either end (G4)"
+
+    def _why_hand_left(self, cards: list[int]) -> str:
+        hand = self.hands[self.current]
+        left = sum(hand) - len(cards)
+        if left == 0:
+            return "it would empty the hand, and going out needs a last discard (R6)"
+        if not self.rules.table_melds:
+            return "Indian Rummy lays no melds on the table (I9)"
+        return f"it would leave only {format_card(self.taken_card)}, which was just taken and may not be discarded (G7)"
+
+    def describe_move(self, move) -> str:
+        """A move in words, cards in G2 notation."""
+        try:
+            kind, a, b = (int(x) for x in move)
+            name = MOVE_NAMES[kind]
+        except (TypeError, ValueError, IndexError):
+            return repr(move)
+        if kind in (DISCARD, DECLARE):
+            return f"({name} {format_card(a) if 0 <= a < NUM_TYPES else a})"
+        if kind == MELD:
+            index = template_index(self.rules.ace_high, self.rules.max_jokers)
+            cards = format_cards(index.templates[a].cards) if 0 <= a < len(index.templates) else a
+            return f"(meld {cards})"
+        if kind == PLACE:
+            return f"(place {format_card(a) if 0 <= a < NUM_TYPES else a} on table meld {b})"
+        return f"({name})"
+
+    # ----------------------------------------------------------------- serialisation
+
+    def to_dict(self) -> dict:
+        """A JSON-friendly dict of the whole state (``from_dict`` rebuilds it)."""
+        r = self.result
+        return {
+            "game": self.rules.game,
+            "num_players": self.rules.num_players,
+            "options": self.rules.options,
+            "seed": self.seed,
+            "first_player": self.first_player,
+            "hands": [h[:] for h in self.hands],
+            "stock": self.stock[:],
+            "discard": self.discard[:],
+            "table": [[m[0], m[1], m[2], m[3][:]] for m in self.table],
+            "cut_card": self.cut_card,
+            "wild_card": self.wild_card,
+            "current": self.current,
+            "phase": self.phase,
+            "turn": self.turn,
+            "turns_taken": self.turns_taken[:],
+            "taken_card": self.taken_card,
+            "must_place": self.must_place,
+            "opened": self.opened[:],
+            "has_laid": self.has_laid[:],
+            "laid_this_turn": self.laid_this_turn,
+            "rebuilds": self.rebuilds,
+            "known": [k[:] for k in self.known],
+            "discarded": [d[:] for d in self.discarded],
+            "result": None if r is None else {"outcome": r.outcome, "winner": r.winner, "payments": list(r.payments)},
+            "history": [list(m) for m in self.history],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GameState:
+        """The state ``to_dict`` wrote."""
+        rules = make_ruleset(data["game"], data["num_players"], **data["options"])
+        state = cls.__new__(cls)
+        state.rules = rules
+        for key in ("seed", "first_player", "cut_card", "wild_card", "current", "phase", "turn",
+                    "taken_card", "must_place", "laid_this_turn", "rebuilds"):
+            setattr(state, key, data[key])
+        for key in ("stock", "discard", "turns_taken", "opened", "has_laid"):
+            setattr(state, key, list(data[key]))
+        state.hands = [list(h) for h in data["hands"]]
+        state.known = [list(k) for k in data["known"]]
+        state.discarded = [list(d) for d in data["discarded"]]
+        state.table = [[m[0], m[1], m[2], list(m[3])] for m in data["table"]]
+        wild = state.wild_card
+        state.wild_rank = None if wild == -1 else (0 if wild == JOKER else wild % NUM_RANKS)
+        r = data["result"]
+        state.result = None if r is None else HandResult(r["outcome"], r["winner"], tuple(r["payments"]))
+        state.history = [tuple(m) for m in data["history"]]
+        state._legal = None
+        return state
+
+
+def replay(game: str, num_players: int, seed: int | str, moves, first_player: int = 0, **options) -> GameState:
+    """The state reached by dealing with ``seed`` and playing ``moves`` (G10)."""
+    state = GameState.new(game, num_players, seed, first_player, **options)
+    for move in moves:
+        state.apply(move)
+    return state
+
+
+# --------------------------------------------------------------------- going out search (R4)
+
+
+def _may_go_out(hand, cut: int, table: list[list], rules: RuleSet) -> bool:
+    """A quick necessary condition: at most one natural card (not the cut card) has no home."""
+    jokers = min(2, hand[JOKER] + _swappable_jokers(hand, table))
+    if jokers >= 2:
+        return True  # any card makes a meld with two jokers
+    by_rank, by_suit = hand_masks(hand, rules.ace_high)
+    homeless = 0
+    for card in range(NUM_NATURAL):
+        if hand[card] and not _has_home(card, by_rank, by_suit, jokers, table, rules.ace_high):
+            if card == cut:
+                return False
+            homeless += hand[card]
+            if homeless > 1:
+                return False
+    return True
+
+
+def _swappable_jokers(hand, table: list[list]) -> int:
+    """Table jokers whose natural card the hand holds: the most a swap could bring in (R5)."""
+    count = 0
+    for kind, key, low, slots in table:
+        for i, card in enumerate(slots):
+            if card == JOKER:
+                stands_for = make_card(key, i) if kind == 0 else make_card((low + i) % NUM_RANKS, key)
+                count += hand[stands_for] > 0
+    return count
+
+
+def _has_home(card: int, by_rank: list[int], by_suit: list[int], jokers: int, table: list[list], ace_high: bool) -> bool:
+    """Whether ``card`` could end up in some meld: with other held cards and jokers, or on the table."""
+    rank, suit = card % NUM_RANKS, card // NUM_RANKS
+    if (by_rank[rank] & ~(1 << suit)).bit_count() + jokers >= 2:
+        return True
+    held = by_suit[suit]
+    top = 13 if ace_high else 12
+    positions = (rank, 13) if (ace_high and rank == 0) else (rank,)
+    for pos in positions:
+        for low in (pos - 2, pos - 1, pos):
+            if 0 <= low and low + 2 <= top and (held & (0b111 << low) & ~(1 << pos)).bit_count() + jokers >= 2:
+                return True
+    for kind, key, low, slots in table:
+        if kind == 0:
+            if key == rank and (slots[suit] == JOKER or slots[suit] == -1):
+                return True
+        elif key == suit:
+            high = low + len(slots) - 1
+            for pos in positions:
+                if low <= pos <= high:
+                    if slots[pos - low] == JOKER:
+                        return True
+                    continue
+                gap = range(high + 1, pos) if pos > high else range(pos + 1, low)
+                missing = sum(1 for p in gap if not held >> p & 1)
+                if missing <= jokers and len(slots) + len(gap) + 1 <= 13:
+                    return True
+    return False
+
+
+def _table_key(table: list[list]) -> tuple:
+    return tuple((m[0], m[1], m[2], tuple(m[3])) for m in table)
+
+
+def _search_going_out(state: GameState, seen: dict, asleep: frozenset = frozenset()) -> list[Move] | None:
+    """Depth-first search for plays that leave one discardable card (and no pending card).
+
+    Plays that commute are tried in one order only (sleep sets); states already searched with
+    no more plays awake are not searched again.
+    """
+    hand = state.hands[state.current]
+    if state.must_place == -1 and sum(hand) == 1 and not hand[state.taken_card]:
+        return []
+    key = (tuple(hand), _table_key(state.table), state.opened[state.current], state.must_place)
+    before = seen.get(key)
+    if before is not None and before <= asleep:
+        return None
+    seen[key] = asleep if before is None else before & asleep
+    if not _may_go_out(hand, state.taken_card, state.table, state.rules):
+        return None
+    plays = state._plays()
+    uses = {play: _cards_used(state, play) for play in plays} if state.must_place == -1 else {}
+    tried: list[Move] = []
+    for play in plays:
+        if play in asleep:
+            continue
+        trial = state.clone()
+        trial._apply_play(play)
+        nap = frozenset(q for q in (*asleep, *tried) if q in uses and _commute(state, uses, play, q))
+        rest = _search_going_out(trial, seen, nap)
+        if rest is not None:
+            return [play, *rest]
+        tried.append(play)
+    return None
+
+
+def _cards_used(state: GameState, play: Move) -> list[int] | None:
+    """The cards a play takes from the hand, or None for a joker swap (it brings one back)."""
+    kind, a, b = play
+    if kind == MELD:
+        rules = state.rules
+        return template_index(rules.ace_high, rules.max_jokers).physical_cards(a, state.hands[state.current])
+    meld = state.table[b]
+    for stands_for, physical in table_meld_cards(meld):
+        if physical == JOKER and stands_for == a:
+            return None
+    return [a]
+
+
+def _commute(state: GameState, uses: dict, p: Move, q: Move) -> bool:
+    """Whether plays p and q give the same state in either order and neither disables the other."""
+    cards_p, cards_q = uses[p], uses[q]
+    if cards_p is None or cards_q is None:
+        return False
+    if p[0] == PLACE and q[0] == PLACE and p[2] == q[2]:
+        return False
+    if p[0] == MELD and q[0] == MELD:
+        return False  # the table order of the two new melds would differ
+    hand = state.hands[state.current]
+    both = cards_p + cards_q
+    for card in set(both):
+        if both.count(card) > hand[card]:
+            return False
+    left = sum(hand) - len(both)
+    taken = state.taken_card
+    return left > (hand[taken] - both.count(taken) if taken != -1 else 0)
