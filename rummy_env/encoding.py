@@ -73,6 +73,10 @@ name               size          contents
 
 Nothing hidden from the observer enters it: other hands are present only through their sizes
 and the public ``known`` cards, and the stock only through its size.
+
+``encode_observation(state, seat)`` (or ``ObservationEncoder(rules).encode``) builds a vector
+from scratch; ``ObservationTracker`` keeps one buffer per seat through a hand and rewrites only
+what each move changed (the environment uses it; tests check both give the same vectors).
 """
 
 from __future__ import annotations
@@ -83,11 +87,14 @@ from functools import cache
 
 import numpy as np
 
-from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, format_card
+from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES, format_card
 from .game import DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PHASE_PLAY, PLACE, TAKE_CUT, TAKE_DISCARD, GameState, Move
-from .melds import SET
+from .melds import SET, meld_rules
 from .ruleset import GAMES, RuleSet
 from .table import template_index
+
+if (PHASE_DRAW, PHASE_PLAY) != (0, 1):  # the ``phase`` one-hot is indexed by the engine's phase
+    raise ImportError("rummy_env.encoding expects PHASE_DRAW == 0 and PHASE_PLAY == 1")
 
 # ----------------------------------------------------------------------------- action ids
 
@@ -173,8 +180,6 @@ def _build_action_layout(game: str) -> ActionLayout:
         moves += [(DECLARE, c, 0) for c in range(NUM_TYPES)]
         slots = 0
     else:
-        from .melds import meld_rules
-
         rules = meld_rules(game)
         templates = template_index(rules.ace_high, rules.max_jokers).templates
         if game == "romi":
@@ -359,8 +364,8 @@ class ObservationEncoder:
     """Builds the observation vector of one rule set for any seat of a ``GameState``.
 
     ``encode`` reads only public facts and the observer's own hand. It writes every entry as a
-    small int into one byte string, converts that once and scales it (stock size, hand sizes),
-    so a call costs a few microseconds.
+    small int into one int8 buffer (``encode_bytes``), then converts and scales it once (stock
+    size, hand sizes, turn).
     """
 
     def __init__(self, rules: RuleSet):
@@ -370,16 +375,21 @@ class ObservationEncoder:
         n = rules.num_players
         self.size = self.layout.size
         self._n = n
-        self._seats = tuple(tuple((observer + i) % n for i in range(n)) for observer in range(n))
+        self._rows = tuple(operator.itemgetter(*((observer + i) % n for i in range(n))) for observer in range(n))
         self._table = rules.table_melds
         self._max_slots = MAX_TABLE_MELDS[rules.game]
         self._zero_plane = bytes(NUM_TYPES)
         self._beside_zeros = bytes(NUM_TYPES * sum(name in s for name in ("must_place", "cut_card", "wild_card")))
+        self._hand = s["hand"]
         self._top = s["discard_top"].start
+        self._rest = s["discard_rest"]
         self._taken = s["just_taken"].start
         self._must = s["must_place"].start if "must_place" in s else -1
         self._cut = s["cut_card"].start if "cut_card" in s else -1
         self._wild = s["wild_card"].start if "wild_card" in s else -1
+        self._table_slice = slice(s["table_cards"].start, s["table_melds"].stop) if self._table else None
+        self._known = s["known"].start
+        self._discarded = s["discarded"].start
         self._phase = s["phase"].start
         self._to_act = s["to_act"].start
         self._stock = s["stock_size"].start
@@ -394,8 +404,8 @@ class ObservationEncoder:
         scale = np.ones(self.size, np.float32)
         scale[self._stock] = 1.0 / (NUM_NATURAL * rules.decks + rules.printed_jokers)
         scale[self._hand_sizes] = 1.0 / rules.hand_size
-        self._scale = scale
         scale[self._turn] = 1.0 / 127
+        self._scale = scale
         self._max_turns = rules.max_turns
         self._inverse_target = 1.0 / rules.match_target
 
@@ -429,30 +439,22 @@ class ObservationEncoder:
             rest[card] += 1
         return bytes(rest)
 
-    def encode(self, state: GameState, observer: int, match_totals=None, *,
-               table_part: bytes | None = None, rest_part: bytes | None = None) -> np.ndarray:
-        """The observation of seat ``observer``, a new float32 vector.
-
-        ``table_part`` and ``rest_part`` let a caller that tracks the state pass the bytes
-        ``table_bytes`` and ``discard_rest_bytes`` gave for the same table and pile.
-        """
-        seats = self._seats[observer]
-        zero = self._zero_plane
-        discard = state.discard
-        if rest_part is None:
-            rest_part = self.discard_rest_bytes(discard)
-        if self._table and table_part is None:
-            table_part = self.table_bytes(state.table)
-        known = state.known
-        discarded = state.discarded
+    def capped_discards(self, counts: list[int]) -> bytes:
+        """One player's ``discarded`` row, capped, as bytes."""
         try:
-            capped = b"".join([bytes(discarded[p]) for p in seats]).translate(self._cap_discarded)
+            return bytes(counts).translate(self._cap_discarded)
         except ValueError:  # a count above 255
-            capped = bytes(min(x, 255) for p in seats for x in discarded[p]).translate(self._cap_discarded)
-        buffer = bytearray(b"".join([
-            bytes(state.hands[observer]), zero, rest_part, zero, self._beside_zeros, table_part or b"",
-            *[bytes(known[p]) for p in seats], capped, self._scalar_zeros,
-        ]))
+            return bytes(min(x, 255) for x in counts).translate(self._cap_discarded)
+
+    def encode_bytes(self, state: GameState, observer: int) -> bytearray:
+        """The observation of seat ``observer`` as int8 entries, before scaling (no match scores)."""
+        rows = self._rows[observer]  # picks per-player entries in relative seat order
+        discard = state.discard
+        buffer = bytearray(b"".join((
+            bytes(state.hands[observer]), self._zero_plane, self.discard_rest_bytes(discard), self._zero_plane,
+            self._beside_zeros, self.table_bytes(state.table) if self._table else b"",
+            *map(bytes, rows(state.known)), *map(self.capped_discards, rows(state.discarded)), self._scalar_zeros,
+        )))
         if discard:
             buffer[self._top + discard[-1]] = 1
         if state.taken_card != -1:
@@ -469,17 +471,162 @@ class ObservationEncoder:
         buffer[self._to_act + (state.current - observer) % self._n] = 1
         buffer[self._stock] = len(state.stock)
         buffer[self._rebuilt] = 1 if state.rebuilds else 0
-        hands = state.hands
-        buffer[self._hand_sizes] = [sum(hands[p]) for p in seats]
+        buffer[self._hand_sizes] = map(sum, rows(state.hands))
         if self._opened is not None:
-            opened = state.opened
-            buffer[self._opened] = [1 if opened[p] else 0 for p in seats]
+            buffer[self._opened] = rows(state.opened)
         buffer[self._turn] = min(state.turn * 127 // self._max_turns, 127)
-        obs = np.frombuffer(buffer, dtype=np.int8) * self._scale
+        return buffer
+
+    def finish(self, buffer: bytearray | np.ndarray, observer: int, match_totals=None) -> np.ndarray:
+        """The float32 observation from ``encode_bytes``' buffer (or an int8 view of it), with the match scores."""
+        obs = (buffer if isinstance(buffer, np.ndarray) else np.frombuffer(buffer, dtype=np.int8)) * self._scale
         if match_totals is not None:
             inverse = self._inverse_target
-            obs[self._match] = [min(match_totals[p] * inverse, 2.0) for p in seats]
+            obs[self._match] = [min(total * inverse, 2.0) for total in self._rows[observer](match_totals)]
         return obs
+
+    def encode(self, state: GameState, observer: int, match_totals=None) -> np.ndarray:
+        """The observation of seat ``observer``, a new float32 vector."""
+        return self.finish(self.encode_bytes(state, observer), observer, match_totals)
+
+
+class ObservationTracker:
+    """The observations of one hand, kept per seat and brought up to date as moves are played.
+
+    ``encode`` rebuilds everything; the tracker rewrites only what a move can have changed, which
+    makes an observation several times cheaper. It relies on facts of the engine that
+    ``tests/test_env.py`` checks against ``encode`` on every step: a move changes the hand, known
+    cards, discards and opened flag of the player who made it and of nobody else; only melds,
+    lay-offs and the cut-card move change the table; the cards under the discard top stay put
+    while the pile grows. Call ``start`` for each new hand and ``moved`` after each move.
+    """
+
+    def __init__(self, encoder: ObservationEncoder):
+        self.encoder = encoder
+        self._n = encoder.rules.num_players
+        self._has_table = encoder._table
+        self._max_turns = encoder._max_turns
+        self._offsets = (encoder._top, encoder._taken, encoder._must, encoder._cut, encoder._phase,
+                         encoder._to_act, encoder._stock, encoder._rebuilt, encoder._turn)
+
+    def start(self, state: GameState) -> None:
+        """Forget everything: a new hand (or a state changed behind the tracker's back)."""
+        self._buffers: list[bytearray | None] = [None] * self._n
+        self._views: list[np.ndarray | None] = [None] * self._n
+        self._versions = [0] * self._n
+        self._seen = [[0] * self._n for _ in range(self._n)]
+        self._written: list[list | None] = [None] * self._n  # per seat, per player: rows last written
+        self._table_version = 0
+        self._table_seen = [0] * self._n
+        self._table_part = b""
+        self._table_dirty = self._has_table
+        self._rest = bytearray(ObservationEncoder.discard_rest_bytes(state.discard))
+        self._rest_length = len(state.discard)
+        self._rest_rebuilds = state.rebuilds
+        self._rest_version = 0
+        self._rest_seen = [0] * self._n
+        self._marks = [None] * self._n  # per seat: the one-hot entries last set
+
+    def moved(self, player: int, move) -> None:
+        """Note that ``player`` made ``move``."""
+        self._versions[player] += 1
+        if move[0] in (MELD, PLACE, TAKE_CUT):
+            self._table_dirty = True
+
+    def _update_rest(self, state: GameState) -> None:
+        # The pile changes only at its top and a turn takes at most one card before discarding,
+        # so cards under the top stay put while the pile grows; a rebuild (G8) recounts.
+        discard = state.discard
+        length = len(discard)
+        old = self._rest_length
+        counts = self._rest
+        if state.rebuilds == self._rest_rebuilds and length > old >= 1:
+            for card in discard[old - 1:length - 1]:
+                counts[card] += 1
+        elif state.rebuilds == self._rest_rebuilds and length == old - 1 >= 1:
+            counts[discard[length - 1]] -= 1
+        else:
+            self._rest = bytearray(ObservationEncoder.discard_rest_bytes(discard))
+        self._rest_length = length
+        self._rest_rebuilds = state.rebuilds
+        self._rest_version += 1
+
+    def _refresh_players(self, state: GameState, observer: int, buffer: bytearray, seen: list[int]) -> None:
+        """Rewrite the rows of the players who moved since ``observer`` last looked."""
+        enc = self.encoder
+        n = self._n
+        versions = self._versions
+        written = self._written[observer]
+        for player in range(n):
+            if seen[player] != versions[player]:
+                seen[player] = versions[player]
+                row = (player - observer) % n
+                if player == observer:
+                    buffer[enc._hand] = state.hands[player]
+                known, discards = state.known[player], state.discarded[player]
+                last = written[player]
+                if known != last[0]:  # cheaper to compare than to rewrite: these change seldom
+                    start = enc._known + row * NUM_TYPES
+                    buffer[start:start + NUM_TYPES] = known
+                    last[0] = known[:]
+                if discards != last[1]:
+                    start = enc._discarded + row * NUM_TYPES
+                    buffer[start:start + NUM_TYPES] = enc.capped_discards(discards)
+                    last[1] = discards[:]
+                buffer[enc._hand_sizes.start + row] = sum(state.hands[player])
+                if enc._opened is not None:
+                    buffer[enc._opened.start + row] = 1 if state.opened[player] else 0
+
+    def observe(self, state: GameState, observer: int, match_totals=None) -> np.ndarray:
+        """The observation of seat ``observer`` now: equal to ``encoder.encode(state, observer, match_totals)``."""
+        enc = self.encoder
+        if self._table_dirty:
+            self._table_part = enc.table_bytes(state.table)
+            self._table_version += 1
+            self._table_dirty = False
+        discard = state.discard
+        if len(discard) != self._rest_length or state.rebuilds != self._rest_rebuilds:
+            self._update_rest(state)
+        buffer = self._buffers[observer]
+        top, taken, must, cut, phase, to_act, stock, rebuilt, turn = self._offsets
+        if buffer is None:
+            buffer = self._buffers[observer] = enc.encode_bytes(state, observer)
+            self._views[observer] = np.frombuffer(buffer, dtype=np.int8)  # shares the buffer's memory
+            self._seen[observer] = self._versions[:]
+            self._written[observer] = [[known[:], discards[:]] for known, discards in zip(state.known, state.discarded)]
+            self._table_seen[observer] = self._table_version
+            self._rest_seen[observer] = self._rest_version
+        else:
+            seen = self._seen[observer]
+            if seen != self._versions:
+                self._refresh_players(state, observer, buffer, seen)
+            if self._table_seen[observer] != self._table_version:
+                buffer[enc._table_slice] = self._table_part
+                self._table_seen[observer] = self._table_version
+            if self._rest_seen[observer] != self._rest_version:
+                buffer[enc._rest] = self._rest
+                self._rest_seen[observer] = self._rest_version
+            for mark in self._marks[observer]:
+                buffer[mark] = 0
+            buffer[stock] = len(state.stock)
+            buffer[rebuilt] = 1 if state.rebuilds else 0
+            buffer[turn] = min(state.turn * 127 // self._max_turns, 127)
+        marks = [to_act + (state.current - observer) % self._n]
+        if discard:
+            marks.append(top + discard[-1])
+        if state.taken_card != -1:
+            marks.append(taken + state.taken_card)
+        if state.phase < 2:  # PHASE_DRAW, PHASE_PLAY
+            marks.append(phase + state.phase)
+        if must != -1:
+            if state.must_place != -1:
+                marks.append(must + state.must_place)
+            if state.cut_card != -1:
+                marks.append(cut + state.cut_card)
+        for mark in marks:
+            buffer[mark] = 1
+        self._marks[observer] = marks
+        return enc.finish(self._views[observer], observer, match_totals)
 
 
 def encode_observation(state: GameState, observer: int, match_totals=None) -> np.ndarray:

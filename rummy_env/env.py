@@ -104,8 +104,8 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from .encoding import ObservationEncoder, action_layout, layout_for
-from .game import MELD, PLACE, TAKE_CUT, GameState, IllegalMoveError
+from .encoding import ObservationEncoder, ObservationTracker, action_layout, layout_for
+from .game import PHASE_OVER, GameState, IllegalMoveError
 from .match import Match
 from .ruleset import GAMES, make_ruleset
 
@@ -114,7 +114,6 @@ ENV_NAMES = {"indian": "indian_rummy_v0", "basic": "basic_rummy_v0", "romi": "in
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 MATCH_REWARDS = ("points", "win")
-_TABLE_MOVES = (MELD, PLACE, TAKE_CUT)
 
 
 class IllegalActionError(ValueError):
@@ -184,7 +183,9 @@ class raw_env(AECEnv, EzPickle):
         self._layout = action_layout(game)
         self._moves = self._layout.moves
         self._num_actions = self._layout.num_actions
-        self._encoder = ObservationEncoder(self.rules)
+        self._tracker = ObservationTracker(ObservationEncoder(self.rules))
+        self._kind_base = self._layout.kind_base
+        self._has_table = self.rules.table_melds
         obs_layout = layout_for(self.rules)
         self.observation_spaces = {
             agent: spaces.Dict({
@@ -195,6 +196,8 @@ class raw_env(AECEnv, EzPickle):
         }
         self.action_spaces = {agent: spaces.Discrete(self._num_actions) for agent in self.possible_agents}
         self.state_: GameState | None = None
+        self._observed = None
+        self._version = 0
         self.match: Match | None = None
         self._rng: random.Random | None = None
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
@@ -233,35 +236,25 @@ class raw_env(AECEnv, EzPickle):
     def _start_hand(self, state: GameState) -> None:
         self.state_ = state
         self.agent_selection = self.possible_agents[state.current]
-        self._table_part = None
-        self._rest_key = None
-        self._rest_part = b""
+        self._tracker.start(state)
         self._observed = None
-        self._version = 0
+        self._version += 1
 
     # ------------------------------------------------------------------ observe
 
     def observe(self, agent):
         """``{"observation", "action_mask"}`` for ``agent`` (the mask is zero unless it is to act)."""
-        state = self.state_
-        if state is None:
-            raise RuntimeError("call reset() before observe()")
         cached = self._observed
         if cached is not None and cached[0] == agent and cached[1] == self._version:
             return cached[2]
+        state = self.state_
+        if state is None:
+            raise RuntimeError("call reset() before observe()")
         seat = self._seat[agent]
-        encoder = self._encoder
-        if self.rules.table_melds and self._table_part is None:
-            self._table_part = encoder.table_bytes(state.table)
-        rest_key = (len(state.discard), state.rebuilds)
-        if rest_key != self._rest_key:
-            self._rest_part = encoder.discard_rest_bytes(state.discard)
-            self._rest_key = rest_key
-        totals = self.match.totals if self.match is not None else None
-        obs = encoder.encode(state, seat, totals, table_part=self._table_part, rest_part=self._rest_part)
+        obs = self._tracker.observe(state, seat, self.match.totals if self.match is not None else None)
         mask = bytearray(self._num_actions)
         if seat == state.current and not (self.terminations[agent] or self.truncations[agent]):
-            base = self._layout.kind_base
+            base = self._kind_base
             for kind, a, b in state.legal_moves():
                 mask[base[kind] + a + 53 * b] = 1
         result = {"observation": obs, "action_mask": np.frombuffer(mask, dtype=np.int8)}
@@ -290,13 +283,13 @@ class raw_env(AECEnv, EzPickle):
         try:
             state.apply(move)
         except IllegalMoveError as error:
-            self._illegal(agent, index, f"illegal action {index} for {agent}: {error}")
+            reason = str(error).removeprefix("illegal move ")
+            self._illegal(agent, index, f"illegal action {index} for {agent}: {reason}")
             return
         self._version += 1
-        if move[0] in _TABLE_MOVES:
-            self._table_part = None
+        self._tracker.moved(self._seat[agent], move)
         self._cumulative_rewards[agent] = 0.0
-        if state.phase == 2:  # PHASE_OVER
+        if state.phase == PHASE_OVER:
             self._end_hand(state)
         else:
             self.agent_selection = self.possible_agents[state.current]
@@ -373,11 +366,11 @@ class raw_env(AECEnv, EzPickle):
             return None
         if self.state_ is None:
             raise RuntimeError("call reset() before render()")
-        from .render import render_text
+        from .render import render_text, terminal_has_color
 
         totals = self.match.totals if self.match is not None else None
         text = render_text(self.state_, seat=self._seat[self.agent_selection], match_totals=totals,
-                           color=self.render_mode == "human")
+                           color=self.render_mode == "human" and terminal_has_color())
         if self.render_mode == "human":
             print(text)
             return None

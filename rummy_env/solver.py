@@ -58,10 +58,15 @@ _CLASS_ADD = tuple(
 )
 _CLASS_GE = tuple(tuple(a[0] >= b[0] and a[1] >= b[1] for b in _CLASSES) for a in _CLASSES)
 _CLASS_ORDER = tuple(-(p + r) for p, r in _CLASSES)
+_CLASS_SUM = tuple(r + 16 * p for p, r in _CLASSES)
+"""Classes as numbers that add: both lives when the sum is at least 16 with at least 2 below it."""
 
 # Suit masks with at least two suits: the sets a rank can hold (a one-natural set is a run).
 _SET_MASKS = tuple(m for m in range(1 << NUM_SUITS) if bin(m).count("1") >= 2)
 _MASK_SUITS = tuple(tuple(s for s in range(NUM_SUITS) if m >> s & 1) for m in range(1 << NUM_SUITS))
+
+
+_EVEN_BITS = sum(1 << 2 * r for r in range(NUM_RANKS))
 
 
 def _pareto(entries: list) -> tuple:
@@ -124,267 +129,440 @@ def _run_candidates(st: Sequence[int], r: int, jmax: int, ace_high: bool, extras
     return out
 
 
+def _set_tables(cap: int | None) -> tuple[list, list, list]:
+    """For each rank's cards given to sets (a base-3 digit per suit, 0..80): the fewest jokers that
+    split them into sets (INF if none), one such split as ((suit mask, jokers), …), and, letting
+    sets grow to four, every joker total possible as a bit mask (0 if none)."""
+    fewest, witness, totals = [INF] * 81, [()] * 81, [0] * 81
+
+    def splits(cnt: tuple) -> list:
+        s0 = next((s for s in range(NUM_SUITS) if cnt[s]), None)
+        if s0 is None:
+            return [()]
+        out = []
+        for m in _SET_MASKS:
+            suits = _MASK_SUITS[m]
+            if m >> s0 & 1 and all(cnt[s] for s in suits):
+                rest = tuple(n - (m >> s & 1) for s, n in enumerate(cnt))
+                out.extend((m,) + tail for tail in splits(rest))
+        return out
+
+    for code in range(81):
+        cnt = tuple(code // 3**s % 3 for s in range(NUM_SUITS))
+        for split in splits(cnt):
+            low = [max(0, 3 - len(_MASK_SUITS[m])) for m in split]
+            if cap is not None and any(j > cap for j in low):
+                continue
+            if sum(low) < fewest[code]:
+                fewest[code] = sum(low)
+                witness[code] = tuple(zip(split, low))
+            ways = 1
+            for m in split:
+                top = 4 - len(_MASK_SUITS[m])
+                ways = _mask_sum(ways, sum(1 << j for j in range(max(0, 3 - len(_MASK_SUITS[m])), top + 1)))
+            totals[code] |= ways
+    return fewest, witness, totals
+
+
+def _room(budget: int, cards: int) -> int:
+    """The joker budget a suit's profile is built for: a suit never needs more than two jokers per
+    card, and budgets are rounded up (0, 1, 2, 4, 8, …) so that hands share profiles; the
+    profile's extra entries are cut by the real budget when suits are added up."""
+    if budget > 2:
+        budget = 1 << (budget - 1).bit_length()
+    return min(budget, 2 * cards)
+
+
+def _mask_sum(a: int, b: int) -> int:
+    """The sums of one number from each bit mask, as a bit mask."""
+    out = 0
+    while b:
+        low = b & -b
+        out |= a * low
+        b ^= low
+    return out
+
+
 class _Game:
     """One game's rules and values (with a wild rank for Indian), and its memo tables."""
 
-    def __init__(self, game: str, wild_rank: int | None) -> None:
+    def __init__(self, game: str, wild_rank: int | None, unit: bool = False, plain: _Game | None = None) -> None:
         rules = MELD_RULES[game]
+        self.plain = plain
+        """The same game without a wild rank: suits holding no wild card share its answers."""
         self.game = game
         self.wild = wild_rank
         self.ace_high = rules.ace_high
         self.cap = rules.max_jokers
         self.lives = game == "indian"
         values = list(card_values(game))
+        if unit:  # deadwood counted in cards, not points
+            values = [1] * NUM_NATURAL + [0]
         if wild_rank is not None:
             for s in range(NUM_SUITS):
                 values[s * NUM_RANKS + wild_rank] = 0  # I7: wild jokers pay 0
         self.values = tuple(values)
         self.rank_values = tuple(values[:NUM_RANKS])
+        self.wild_bit = 0 if wild_rank is None else 1 << wild_rank
         self.profiles: dict = {}
         self.summaries: dict = {}
-        self.set_memo: dict = {}
+        self.options: dict = {}
+        self.inner: dict = {}
+        self.run_cands: dict = {}
+        fewest, self.set_witness, totals = _set_tables(self.cap)
+        self.set_choices_ways = totals
+        # For each rank's counts (a base-3 digit per suit): every part of them that splits into
+        # sets, as (part, fewest jokers, its digit for each suit); the empty part comes first.
+        self.set_choices = []
+        for code in range(81):
+            digits = [code // 3**s % 3 for s in range(NUM_SUITS)]
+            subs = []
+            for part in itertools.product(*(range(n + 1) for n in digits)):
+                sub = sum(k * 3**s for s, k in enumerate(part))
+                if sub == 0 or fewest[sub] < INF:
+                    subs.append((sub, fewest[sub]) + part)
+            self.set_choices.append(tuple(subs))
 
     # -- one suit ------------------------------------------------------------------------------
 
     def summary(self, key: bytes) -> tuple:
-        """(value, has a pure run, two disjoint pure runs, rank mask, cards) of one suit's 13 counts."""
+        """Facts about one suit's 13 counts, for the quick tests.
+
+        (value, has a pure run, has two disjoint pure runs, rank mask, cards,
+        ranks with no other card of the suit within two ranks, ranks held twice,
+        ranks in no jokerless run).
+        """
         got = self.summaries.get(key)
         if got is not None:
             return got
-        st = list(key)
-        value = sum(v * n for v, n in zip(self.rank_values, st))
-        mask = sum(1 << r for r in range(NUM_RANKS) if st[r])
-        top = 14 if self.ace_high else 13
-        starts = [a for a in range(top - 2) if all(st[p % NUM_RANKS] for p in range(a, a + 3))]
+        if self.plain is not None and not key[self.wild]:
+            got = self.summaries[key] = self.plain.summary(key)
+            return got
+        if len(key) != NUM_RANKS or max(key) > 2:
+            raise ValueError("a natural card is held at most twice (two decks)")
+        value = 0
+        mask = doubles = 0
+        for r, (v, n) in enumerate(zip(self.rank_values, key)):
+            if n:
+                value += v * n
+                mask |= 1 << r
+                if n > 1:
+                    doubles |= 1 << r
+        # positions 0..13: the ace also stands at 13 where it may play high
+        high = self.ace_high
+        m = mask | (mask & 1) << 13 if high else mask
+        m2 = doubles | (doubles & 1) << 13 if high else doubles
+        starts = m & m >> 1 & m >> 2
         two = False
-        for i, a in enumerate(starts):
-            for b in starts[i:]:
-                need = [0] * NUM_RANKS
-                for p in itertools.chain(range(a, a + 3), range(b, b + 3)):
-                    need[p % NUM_RANKS] += 1
-                if all(n <= st[p] for p, n in enumerate(need)):
-                    two = True
-        got = (value, bool(starts), two, mask, sum(st))
+        if starts:
+            found = [a for a in range(12) if starts >> a & 1]
+            for i, a in enumerate(found):
+                for b in found[i:]:
+                    both = (7 << a) & (7 << b)
+                    ace_twice = (7 << a | 7 << b) & 1 and (7 << a | 7 << b) >> 13 & 1
+                    if not both & ~m2 and not (ace_twice and not doubles & 1):
+                        two = True
+        cover = starts | starts << 1 | starts << 2
+        in_run = (cover | cover >> 13) & 0x1FFF
+        alone = m & ~(m << 1 | m << 2 | m >> 1 | m >> 2)
+        lone = alone & 0x1FFE | (alone & (alone >> 13 if high else 1) & 1)
+        got = (value, bool(starts), two, mask, sum(key), lone, doubles, mask & ~in_run)
         if len(self.summaries) >= _CACHE_LIMIT:
             self.summaries.clear()
         self.summaries[key] = got
         return got
 
     def profile(self, key: bytes, budget: int, extras: bool) -> tuple:
-        """Pareto table of (class, jokers used, deadwood, runs) for one suit's counts ``key``."""
+        """Pareto table of (class, jokers used, deadwood, runs) for one suit's counts ``key``.
+
+        Jokers used may be negative: wild cards of the suit turned into jokers (I2).
+        """
         ck = (key, budget, extras)
         got = self.profiles.get(ck)
+        if got is None and self.plain is not None and not key[self.wild]:
+            got = self.profiles[ck] = self.plain.profile(key, budget, extras)
         if got is None:
-            got = self._suit_search(tuple(key), budget, extras)
+            # Cards no run of this suit can hold (none with two jokers to spare; with one, those
+            # with no neighbour within two ranks; with none, those in no natural run) are
+            # deadwood here whatever happens: solve without them, which many hands share.
+            jmax = budget if self.cap is None else min(budget, self.cap)
+            dead = 0
+            if jmax < 2:
+                x = self.summary(key)
+                dead = (x[5] if jmax else x[7]) & ~self.wild_bit
+            if dead:
+                rest = bytearray(key)
+                lost = 0
+                for r in range(NUM_RANKS):
+                    if dead >> r & 1:
+                        lost += self.rank_values[r] * rest[r]
+                        rest[r] = 0
+                left = bytes(rest)
+                inner = self.profile(left, _room(budget, sum(left)) if not extras else budget, extras)
+                got = tuple((c, u, d + lost, runs) for c, u, d, runs in inner)
+            else:
+                got = self._suit_search(tuple(key), budget, extras)
             if len(self.profiles) >= _CACHE_LIMIT:
                 self.profiles.clear()
             self.profiles[ck] = got
         return got
 
     def _suit_search(self, start: tuple, budget: int, extras: bool) -> tuple:
-        vals = self.rank_values
-        lives = self.lives
-        ace_high = self.ace_high
-        jmax = budget if self.cap is None else min(budget, self.cap)
-        memo: dict = {}
+        """A suit's profile: runs searched card by card from the lowest, wild cards tried as jokers."""
+        memo = self.inner.get((budget, extras))
+        if memo is None or len(memo) >= _CACHE_LIMIT:
+            memo = self.inner[(budget, extras)] = {}
+        packed = sum(n << 2 * r for r, n in enumerate(start))
+        wild = self.wild
+        if wild is None or not start[wild]:
+            return self._runs(packed, budget, extras, memo)
+        out = []
+        for k in range(start[wild] + 1):  # k wild cards of this suit become jokers
+            mark = ((None, k),) if k else ()
+            inner = self._runs(packed - (k << 2 * wild), budget, extras, memo)
+            out.extend((c, u - k, d, runs + mark) for c, u, d, runs in inner)
+        return _pareto(out)
 
-        def solve(st: tuple) -> tuple:
-            got = memo.get(st)
-            if got is not None:
-                return got
-            r = next((i for i, n in enumerate(st) if n), -1)
-            if r < 0:
-                got = ((C_NONE, 0, 0, ()),)
-            else:
-                rest = list(st)
-                rest[r] -= 1
-                v = vals[r]
-                out = [(c, u, d + v, runs) for c, u, d, runs in solve(tuple(rest))]
-                for pos, g in _run_candidates(st, r, jmax, ace_high, extras):
-                    rest = list(st)
-                    for p in pos:
-                        rest[p % NUM_RANKS] -= 1
-                    rc = (C_PURE if g == 0 else C_RUN) if lives else C_NONE
-                    run = ((pos, g),)
-                    for c, u, d, runs in solve(tuple(rest)):
-                        if u + g <= budget:
-                            out.append((_CLASS_ADD[c][rc], u + g, d, runs + run))
-                got = _pareto(out)
-            memo[st] = got
+    def _runs(self, st: int, budget: int, extras: bool, memo: dict) -> tuple:
+        """Profile of the cards ``st`` (two bits a rank) where wild cards must sit in runs.
+
+        The lowest card is deadwood or the lowest natural of a run; ``memo`` is shared by every
+        suit searched with this budget, since the cards left after the lowest ones recur.
+        """
+        got = memo.get(st)
+        if got is not None:
             return got
-
-        return solve(start)
+        if not st:
+            got = memo[st] = ((C_NONE, 0, 0, ()),)
+            return got
+        r = ((st & -st).bit_length() - 1) >> 1
+        out = []
+        if r != self.wild:  # a wild card is never deadwood: as a joker it is worth as much, and more
+            v = self.rank_values[r]
+            out = [(c, u, d + v, runs) for c, u, d, runs in self._runs(st - (1 << 2 * r), budget, extras, memo)]
+        jmax = budget if self.cap is None else min(budget, self.cap)
+        present = (st | st >> 1) & _EVEN_BITS
+        ck = (present, r, jmax, extras)
+        cands = self.run_cands.get(ck)
+        if cands is None:
+            cands = self.run_cands[ck] = tuple(
+                (sum(1 << 2 * (p % NUM_RANKS) for p in pos), g, ((pos, g),), (C_PURE if g == 0 else C_RUN) if self.lives else C_NONE)
+                for pos, g in _run_candidates([present >> 2 * q & 1 for q in range(NUM_RANKS)], r, jmax, self.ace_high, extras)
+            )
+        add = _CLASS_ADD
+        for remove, g, run, rc in cands:
+            top = budget - g
+            for c, u, d, runs in self._runs(st - remove, budget, extras, memo):
+                if u <= top:
+                    out.append((add[c][rc], u + g, d, runs + run))
+        got = memo[st] = _pareto(out) if out else ()
+        return got
 
     # -- the whole hand ------------------------------------------------------------------------
 
-    def rank_sets(self, cnt: tuple, jokers: int, extras: bool) -> tuple:
-        """Ways to take sets out of one rank's suit counts ``cnt``: (jokers, ((mask, jokers), …)) pairs."""
-        ck = (cnt, jokers, extras)
-        got = self.set_memo.get(ck)
-        if got is not None:
-            return got
-        out: list = []
-        cap = self.cap
+    def suit_options(self, key: bytes, budget: int, extras: bool) -> dict:
+        """One suit's choices of cards to give to sets, filled in as they are asked for (``choice``).
 
-        def rec(start: int, cnt: list[int], used: int, sets: tuple) -> None:
-            if sets:
-                out.append((used, sets))
-            for i in range(start, len(_SET_MASKS)):
-                m = _SET_MASKS[i]
-                suits = _MASK_SUITS[m]
-                if any(cnt[s] == 0 for s in suits):
-                    continue
-                base = max(0, 3 - len(suits))
-                top = 4 - len(suits) if extras else base
-                for g in range(base, top + 1):
-                    if used + g > jokers or (cap is not None and g > cap):
-                        break
-                    nxt = cnt[:]
-                    for s in suits:
-                        nxt[s] -= 1
-                    rec(i, nxt, used + g, sets + ((m, g),))
-
-        rec(0, list(cnt), 0, ())
-        got = self.set_memo[ck] = tuple(out)
+        Keyed by the cards given (two bits a rank); each is (least deadwood, profile, least jokers
+        to meld the whole suit, INF if it cannot).
+        """
+        ck = (key, budget, extras)
+        got = self.options.get(ck)
+        if got is None:
+            if len(self.options) >= _CACHE_LIMIT:
+                self.options.clear()
+            got = self.options[ck] = {}
         return got
 
-    def solve(self, nat: bytes, jokers: int, mode: int, extras: bool = False, trace: bool = False):
-        """Best over all ways to take sets out: least deadwood (``FREE``, ``LIVES``) or whether
-        everything melds (``DECLARE``). With ``trace``: (deadwood, sets, suit entries, jokers) or None.
+    def choice(self, key: bytes, given: int, budget: int, extras: bool, options: dict) -> tuple:
+        """Fill in ``options[given]`` (see ``suit_options``) and return it."""
+        rest = bytearray(key)
+        r = 0
+        q = given
+        while q:
+            rest[r] -= q & 3
+            q >>= 2
+            r += 1
+        left = bytes(rest)
+        prof = self.profile(left, budget if extras else _room(budget, sum(left)), extras)
+        need = min([e[1] for e in prof if not e[2]], default=INF)
+        got = options[given] = (prof[0][2], prof, need)
+        return got
+
+    def solve(self, nat: bytes, printed: int, mode: int, extras: bool = False, limit: int = INF):
+        """Least deadwood (``FREE``; ``LIVES``: with both lives) over every way to take sets out,
+        or ``limit`` when nothing is lower; ``DECLARE``: whether everything melds (I5).
+
+        ``nat`` holds the 52 natural counts (wild cards included), ``printed`` the printed jokers.
         """
+        got = self.search(nat, printed, mode, extras, limit, False)
+        return got if mode != DECLARE else got == 0
+
+    def arrange(self, nat: bytes, printed: int, mode: int) -> tuple | None:
+        """(deadwood, sets as (rank, suit mask, jokers), the four suits' profile entries) or None."""
+        return self.search(nat, printed, mode, False, INF, True)
+
+    def search(self, nat: bytes, printed: int, mode: int, extras: bool, limit: int, trace: bool):
         keys = [nat[0:13], nat[13:26], nat[26:39], nat[39:52]]
         summary = self.summary
         sums = [summary(k) for k in keys]
         a, b, c, d = (x[3] for x in sums)
+        wild_bit = self.wild_bit
+        jokers = printed  # every joker the hand could field
+        if wild_bit:
+            w = self.wild
+            jokers += nat[w] + nat[13 + w] + nat[26 + w] + nat[39 + w]
         if jokers and self.cap != 0:
             cand = (a & (b | c | d)) | (b & (c | d)) | (c & d)
         else:
             cand = (a & b & (c | d)) | (c & d & (a | b))
-        profile = self.profile
-        if extras:
-            profs = [profile(k, jokers, True) for k in keys]
-        else:
-            profs = [profile(k, min(jokers, 2 * x[4]), False) for k, x in zip(keys, sums)]
-        got = _combine(profs, jokers, mode, extras, trace)
+        if not extras:
+            cand &= ~wild_bit  # a set of wild cards pays nothing and is no life: they are jokers instead
+        declare = mode == DECLARE
+        best = 1 if declare else limit  # declaring: only arrangements with nothing left over
+        best_trace = None
         if not cand:
+            profile = self.profile
+            if extras:
+                profs = [profile(k, jokers, True) for k in keys]
+            else:
+                profs = [profile(k, _room(jokers, x[4]), False) for k, x in zip(keys, sums)]
+            best, pick = _combine(profs, printed, mode, extras, best)
             if trace:
-                return None if got is None else (got[0], (), got[1], got[2])
-            return got
-        if trace:
-            best = INF if got is None else got[0]
-            best_trace = None if got is None else (got[0], (), got[1], got[2])
-        else:
-            if mode == DECLARE and got:
-                return True
-            best = got
-        # Sets: every choice of sets over the ranks that can hold one, within the joker budget.
-        per_rank = []
+                return None if pick is None else (best, (), pick)
+            return best
+        # Sets: every way to give cards at those ranks to sets (the rank table lists the splits),
+        # within the joker budget; each suit then looks up its choice, cheapest bounds first.
+        leaves = [(0, 0, 0, 0, 0, ())]
         r = 0
         while cand:
             if cand & 1:
-                cnt = (nat[r], nat[13 + r], nat[26 + r], nat[39 + r])
-                per_rank.append([(r, u, sets) for u, sets in self.rank_sets(cnt, jokers, extras)])
+                code = nat[r] + 3 * nat[13 + r] + 9 * nat[26 + r] + 27 * nat[39 + r]
+                shift = 2 * r
+                grown = []
+                for used, q0, q1, q2, q3, sets in leaves:
+                    for sub, j, d0, d1, d2, d3 in self.set_choices[code]:
+                        if sub == 0:
+                            grown.append((used, q0, q1, q2, q3, sets))
+                        elif extras or used + j <= jokers:
+                            grown.append(
+                                (
+                                    used + j,
+                                    q0 | d0 << shift,
+                                    q1 | d1 << shift,
+                                    q2 | d2 << shift,
+                                    q3 | d3 << shift,
+                                    sets + ((r, sub),),
+                                )
+                            )
+                leaves = grown
             cand >>= 1
             r += 1
-        choices: list = [((), 0)]
-        for options in per_rank:
-            choices += [(ch + (opt,), used + opt[1]) for ch, used in choices for opt in options if used + opt[1] <= jokers]
-        for choice, used in choices[1:]:
-            budget = jokers - used
-            taken = [None, None, None, None]
-            for r, _, sets in choice:
-                for m, _g in sets:
-                    for s in _MASK_SUITS[m]:
-                        t = taken[s]
-                        if t is None:
-                            t = taken[s] = bytearray(keys[s])
-                        t[r] -= 1
-            profs = []
-            low = 0
-            for s in range(NUM_SUITS):
-                k = keys[s] if taken[s] is None else bytes(taken[s])
-                if extras:
-                    p = profile(k, budget, True)
-                else:
-                    p = profile(k, min(budget, 2 * sum(k)), False)
-                low += p[0][2]
-                profs.append(p)
+        opts0 = self.suit_options(keys[0], jokers, extras)
+        opts1 = self.suit_options(keys[1], jokers, extras)
+        opts2 = self.suit_options(keys[2], jokers, extras)
+        opts3 = self.suit_options(keys[3], jokers, extras)
+        choice = self.choice
+        ranked = []
+        for used, q0, q1, q2, q3, sets in leaves:
+            o0 = opts0.get(q0) or choice(keys[0], q0, jokers, extras, opts0)
+            o1 = opts1.get(q1) or choice(keys[1], q1, jokers, extras, opts1)
+            o2 = opts2.get(q2) or choice(keys[2], q2, jokers, extras, opts2)
+            o3 = opts3.get(q3) or choice(keys[3], q3, jokers, extras, opts3)
+            low = o0[0] + o1[0] + o2[0] + o3[0]
+            if low < best:
+                ranked.append((low, used, o0, o1, o2, o3, sets))
+        ranked.sort(key=lambda x: x[0])
+        for low, used, o0, o1, o2, o3, sets in ranked:
             if low >= best:
+                break
+            if declare and o0[2] + o1[2] + o2[2] + o3[2] + used > printed:
                 continue
-            got = _combine(profs, budget, mode, extras, trace)
-            if trace:
-                if got is not None and got[0] < best:
-                    best = got[0]
-                    sets_taken = tuple((r, m, g) for r, _, sets in choice for m, g in sets)
-                    best_trace = (got[0], sets_taken, got[1], used + got[2])
-            elif mode == DECLARE:
-                if got:
-                    return True
-            elif got < best:
+            profs = (o0[1], o1[1], o2[1], o3[1])
+            if extras:
+                ways = 1  # joker totals the sets can take, as a bit mask
+                for _, sub in sets:
+                    ways = _mask_sum(ways, self.set_choices_ways[sub])
+                for j in range(ways.bit_length()):
+                    if ways >> j & 1:
+                        got, pick = _combine(profs, printed - j, mode, True, best)
+                        if pick is not None:
+                            return got
+                continue
+            got, pick = _combine(profs, printed - used, mode, False, best)
+            if pick is not None:
                 best = got
-        if trace:
-            return best_trace
-        return False if mode == DECLARE else best
+                if declare:
+                    return best
+                if trace:
+                    split = tuple((r, m, j) for r, sub in sets for m, j in self.set_witness[sub])
+                    best_trace = (best, split, pick)
+        return best_trace if trace else best
 
 
 FREE, LIVES, DECLARE = range(3)
 
 
-def _combine(profs: list, budget: int, mode: int, extras: bool, trace: bool):
-    """Add four suit profiles under the joker budget.
+def _combine(profs: list, budget: int, mode: int, extras: bool, bound: int) -> tuple:
+    """The best way to add four suit profiles under the joker budget, if it is below ``bound``.
 
-    ``FREE``: least deadwood. ``LIVES``: least deadwood with both lives (INF if none).
-    ``DECLARE``: whether nothing is left over (with ``extras``, every joker used).
-    With ``trace``: (deadwood, chosen entries, jokers used) or None.
+    ``budget``: the printed jokers left (suits may add wild ones). ``FREE``: least deadwood;
+    ``LIVES``: least deadwood with both lives; ``DECLARE``: the same, where (with ``extras``) every
+    joker must be used. Returns (deadwood, the four chosen entries), or (``bound``, None).
+    Each profile is sorted by deadwood, so every loop stops at the first entry that cannot win.
     """
-    if mode == DECLARE:
-        for p in profs:
-            if p[0][2]:
-                return None if trace else False
-        profs = [[e for e in p if not e[2]] for p in profs]
-    const = 0
-    states = [(C_NONE, 0, 0, ())]
-    for prof in profs:
-        if len(prof) == 1 and not trace:
-            c2, u2, d2 = prof[0][:3]
-            if c2 == C_NONE and u2 == 0:
-                const += d2
-                continue
-        nxt = []
-        for c1, u1, d1, t1 in states:
-            for e in prof:
-                u = u1 + e[1]
-                if u <= budget:
-                    nxt.append((_CLASS_ADD[c1][e[0]] if mode != FREE else C_NONE, u, d1 + e[2], t1 + (e,) if trace else ()))
-        states = _pareto(nxt) if len(nxt) > 1 else nxt
-    best = None
-    for c, u, d, t in states:
-        if mode != FREE and c != C_LIVES:
-            continue
-        if mode == DECLARE and extras and u != budget:
-            continue
-        if best is None or d < best[0]:
-            best = (d, t, u)
-    if trace:
-        return best
-    if mode == DECLARE:
-        return best is not None
-    return INF if best is None else best[0] + const
+    p0, p1, p2, p3 = profs
+    best = bound
+    lives = mode != FREE
+    exact = mode == DECLARE and extras
+    cs = _CLASS_SUM
+    pick = None
+    for e0 in p0:
+        d0 = e0[2]
+        if d0 >= best:
+            break
+        for e1 in p1:
+            d1 = d0 + e1[2]
+            if d1 >= best:
+                break
+            for e2 in p2:
+                d2 = d1 + e2[2]
+                if d2 >= best:
+                    break
+                for e3 in p3:
+                    d = d2 + e3[2]
+                    if d >= best:
+                        break
+                    u = e0[1] + e1[1] + e2[1] + e3[1]
+                    if u > budget or (exact and u != budget):
+                        continue
+                    if lives:
+                        c = cs[e0[0]] + cs[e1[0]] + cs[e2[0]] + cs[e3[0]]
+                        if c < 16 or c & 15 < 2:
+                            continue
+                    best = d
+                    pick = (e0, e1, e2, e3)
+                    break
+    return best, pick
 
 
 _GAMES: dict = {}
 
 
 def _game(game: str, wild_rank: int | None) -> _Game:
-    try:
-        return _GAMES[(game, wild_rank)]
-    except KeyError:
-        pass
-    if game not in MELD_RULES or game not in GAMES:
+    got = _GAMES.get((game, wild_rank))
+    if got is not None:
+        return got
+    if game == "count":  # Indian rules, deadwood counted in natural cards
+        plain = None if wild_rank is None else _game("count", None)
+        g = _GAMES[(game, wild_rank)] = _Game("indian", wild_rank, unit=True, plain=plain)
+        return g
+    if game not in GAMES:
         raise ValueError(f"unknown game {game!r}: expected 'indian', 'basic' or 'romi'")
-    if wild_rank is not None and (game != "indian" or not 0 <= wild_rank < NUM_RANKS):
-        raise ValueError(f"wild_rank {wild_rank!r}: only Indian has a wild rank, 0..12")
-    g = _GAMES[(game, wild_rank)] = _Game(game, wild_rank)
+    if wild_rank is not None and (game != "indian" or isinstance(wild_rank, bool) or wild_rank not in range(NUM_RANKS)):
+        raise ValueError(f"wild_rank {wild_rank!r}: only Indian has a wild rank, an int 0..12")
+    plain = None if wild_rank is None else _game(game, None)
+    g = _GAMES[(game, wild_rank)] = _Game(game, wild_rank, plain=plain)
     return g
 
 
@@ -396,42 +574,6 @@ def _bytes(counts: Sequence[int]) -> bytes:
     if len(b) != NUM_TYPES:
         raise ValueError(f"counts must have {NUM_TYPES} entries, not {len(b)}")
     return b
-
-
-# ---------------------------------------------------------------------------------------------
-# Wild cards (I2): which of them to try as natural cards.
-
-
-def _wild_choices(g: _Game, b: bytes) -> list[tuple[bytes, int, tuple]]:
-    """(naturals, jokers, wild types used as jokers) for each way worth trying."""
-    nat = b[:NUM_NATURAL]
-    printed = b[JOKER]
-    w = g.wild
-    if w is None:
-        return [(nat, printed, ())]
-    types = [s * NUM_RANKS + w for s in range(NUM_SUITS) if nat[s * NUM_RANKS + w]]
-    capable = printed + sum(nat[t] for t in types)
-    options = []
-    for t in types:
-        base = t - w
-        plausible = capable >= 3
-        if not plausible:
-            for lo in range(w - 2, w + 1):
-                window = [p for p in range(lo, lo + 3) if p != w]
-                if lo >= 0 and lo + 2 <= 13 and all(nat[base + p % NUM_RANKS] and p % NUM_RANKS != w for p in window):
-                    plausible = True
-            if w == 0 and nat[base + 11] and nat[base + 12]:
-                plausible = True
-        options.append(range(nat[t] + 1) if plausible else (0,))
-    out = []
-    for naturals in itertools.product(*options):
-        n = bytearray(nat)
-        as_jokers = []
-        for t, k in zip(types, naturals):
-            as_jokers.extend([t] * (nat[t] - k))
-            n[t] = k
-        out.append((bytes(n), printed + len(as_jokers), tuple(as_jokers)))
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -451,14 +593,10 @@ def indian_penalty(counts: Sequence[int], wild_rank: int | None = None) -> int:
     pure = s0[1] + s1[1] + s2[1] + s3[1]
     if not pure:
         return total  # I5: no pure run, no lives
-    if pure < 2 and not b[JOKER] and wild_rank is None and not (s0[2] or s1[2] or s2[2] or s3[2]):
-        return total  # no joker and only one pure run: no second life
-    best = INF
-    for nat, jokers, _ in _wild_choices(g, b):
-        got = g.solve(nat, jokers, LIVES)
-        if got < best:
-            best = got
-    return best if best < total else total
+    if pure == 1 and not b[JOKER] and not (s0[2] or s1[2] or s2[2] or s3[2]):
+        if wild_rank is None or not (s0[3] | s1[3] | s2[3] | s3[3]) & g.wild_bit:
+            return total  # no joker and one pure run: no second life
+    return g.solve(b[:NUM_NATURAL], b[JOKER], LIVES, limit=total)
 
 
 def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None) -> int:
@@ -467,69 +605,131 @@ def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None)
     b = _bytes(counts)
     if g.cap == 0 and b[JOKER]:
         raise ValueError(f"{game!r} has no jokers")
-    best = INF
-    for nat, jokers, _ in _wild_choices(g, b):
-        got = g.solve(nat, jokers, FREE)
-        if got < best:
-            best = got
-    return best
+    return g.solve(b[:NUM_NATURAL], b[JOKER], FREE)
+
+
+def _jokers(g: _Game, b: bytes) -> int:
+    """Printed jokers plus wild cards: every joker the hand could field."""
+    w = g.wild
+    if w is None:
+        return b[JOKER]
+    return b[JOKER] + b[w] + b[13 + w] + b[26 + w] + b[39 + w]
+
+
+def _lost_cards(g: _Game, sums: list, jokers: int) -> tuple[list[int], int]:
+    """Cards that keep a hand from declaring, by a quick count (I5).
+
+    Returns (per-suit rank masks, jokers needed). With two jokers or more: the natural cards with
+    no other card of their suit within two ranks and no other suit of their rank each need a meld
+    holding two jokers (one per suit; two copies of a card never share one), so ``jokers needed``
+    is a lower bound. With fewer jokers the masks are the cards that cannot meld at all.
+    """
+    m = [x[3] for x in sums]
+    wild_bit = g.wild_bit
+    if jokers == 0:
+        in_set = (m[0] & m[1] & (m[2] | m[3])) | (m[2] & m[3] & (m[0] | m[1]))
+        return [x[7] & ~in_set & ~wild_bit for x in sums], 0
+    everyone = m[0] | m[1] | m[2] | m[3]
+    lone = []
+    need = 0
+    for s, x in enumerate(sums):
+        others = (m[(s + 1) % 4] | m[(s + 2) % 4] | m[(s + 3) % 4]) & everyone
+        mask = x[5] & ~others & ~wild_bit
+        lone.append(mask)
+        if mask:
+            need += 4 if mask & x[6] else 2
+    return lone, need
+
+
+def _declarable(g: _Game, b: bytes, size: int) -> bool:
+    """``can_declare`` on checked bytes holding ``size`` cards."""
+    summary = g.summary
+    sums = [summary(b[0:13]), summary(b[13:26]), summary(b[26:39]), summary(b[39:52])]
+    if not (sums[0][1] or sums[1][1] or sums[2][1] or sums[3][1]):
+        return False  # I5: no pure run
+    jokers = _jokers(g, b)
+    lost, need = _lost_cards(g, sums, jokers)
+    if (lost[0] or lost[1] or lost[2] or lost[3]) if jokers < 2 else need > jokers:
+        return False
+    return g.solve(b[:NUM_NATURAL], b[JOKER], DECLARE, size > 16)
 
 
 def can_declare(counts: Sequence[int], wild_rank: int | None = None) -> bool:
     """Whether the cards can all be arranged into melds with two runs, one of them pure (I5)."""
     g = _GAMES.get(("indian", wild_rank)) or _game("indian", wild_rank)
     b = _bytes(counts)
-    summary = g.summary
-    s0 = summary(b[0:13])
-    s1 = summary(b[13:26])
-    s2 = summary(b[26:39])
-    s3 = summary(b[39:52])
-    if not (s0[1] or s1[1] or s2[1] or s3[1]):
-        return False
-    extras = sum(b) > 16
-    for nat, jokers, _ in _wild_choices(g, b):
-        if g.solve(nat, jokers, DECLARE, extras):
-            return True
-    return False
+    return _declarable(g, b, sum(b))
 
 
 def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> list[int]:
-    """The cards whose discard leaves a hand that can declare (I5), sorted."""
-    b = _bytes(counts)
+    """The cards whose discard leaves a hand that can declare (I5), sorted.
+
+    Quick tests on the whole hand first: a discard removes one card, so it can cure at most one
+    card that cannot meld, and at most one suit's claim on two jokers.
+    """
     g = _GAMES.get(("indian", wild_rank)) or _game("indian", wild_rank)
+    b = _bytes(counts)
     summary = g.summary
-    if not (summary(b[0:13])[1] or summary(b[13:26])[1] or summary(b[26:39])[1] or summary(b[39:52])[1]):
+    sums = [summary(b[0:13]), summary(b[13:26]), summary(b[26:39]), summary(b[39:52])]
+    if not (sums[0][1] or sums[1][1] or sums[2][1] or sums[3][1]):
         return []
-    hand = list(b)
+    jokers = _jokers(g, b)
+    lost, need = _lost_cards(g, sums, jokers)
+    candidates: Sequence[int] = range(NUM_TYPES)
+    if jokers < 2:
+        dead = [s * NUM_RANKS + r for s in range(NUM_SUITS) for r in range(NUM_RANKS) if lost[s] >> r & 1]
+        if dead:
+            if len(dead) > 1 or b[dead[0]] > 1:
+                return []
+            candidates = dead
+    elif need > jokers:
+        if need - 2 > jokers:
+            return []
+        candidates = [s * NUM_RANKS + r for s in range(NUM_SUITS) for r in range(NUM_RANKS) if lost[s] >> r & 1]
+    if sum(b) <= 17:
+        # Some discard declares exactly when the cards can be arranged, with both lives, leaving at
+        # most one natural card out: that card is the discard; a leftover joker is one too; and with
+        # nothing left over some meld has four cards or more and can spare an end card. (The 13
+        # kept cards can always take the leftover jokers into the second life.)
+        unit = _GAMES.get(("count", wild_rank)) or _game("count", wild_rank)
+        if unit.solve(b[:NUM_NATURAL], b[JOKER], LIVES, limit=2) > 1:
+            return []
+    size = sum(b) - 1
+    hand = bytearray(b)
     out = []
-    for d in range(NUM_TYPES):
+    for d in candidates:
         if hand[d]:
             hand[d] -= 1
-            if can_declare(hand, wild_rank):
+            if _declarable(g, bytes(hand), size):
                 out.append(d)
             hand[d] += 1
     return out
 
 
 def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = None) -> Arrangement:
-    """The arrangement with the lowest penalty (I7 for Indian; deadwood value for Basic and römi)."""
+    """The arrangement with the lowest penalty (I7 for Indian; deadwood value for Basic and römi).
+
+    Indian without both lives pays for every card: the arrangement is then all deadwood.
+    """
     g = _GAMES.get((game, wild_rank)) or _game(game, wild_rank)
     b = _bytes(counts)
     if g.cap == 0 and b[JOKER]:
         raise ValueError(f"{game!r} has no jokers")
     values = g.values
     total = sum(values[c] * n for c, n in enumerate(b))
-    mode = LIVES if g.lives else FREE
-    best = None
-    for nat, jokers, as_jokers in _wild_choices(g, b):
-        got = g.solve(nat, jokers, mode, trace=True)
-        if got is not None and (best is None or got[0] < best[0][0]):
-            best = (got, nat, as_jokers)
-    if best is None or best[0][0] > total:
+    got = g.arrange(b[:NUM_NATURAL], b[JOKER], LIVES if g.lives else FREE)
+    if got is None:
         return Arrangement(total, (), tuple(c for c in range(NUM_TYPES) for _ in range(b[c])))
-    (dw, sets, entries, _), nat, as_jokers = best
-    pool = [JOKER] * b[JOKER] + list(as_jokers)
-    left = list(nat) + [0]
+    dw, sets, entries = got
+    pool = [JOKER] * b[JOKER]
+    left = list(b)
+    for s, entry in enumerate(entries):
+        for pos, k in entry[3]:
+            if pos is None:  # wild cards of this suit played as jokers
+                t = s * NUM_RANKS + g.wild
+                left[t] -= k
+                pool.extend([t] * k)
+    left[JOKER] = 0
     melds = []
     for r, m, jk in sets:
         cards = [s * NUM_RANKS + r for s in _MASK_SUITS[m]]
@@ -538,12 +738,14 @@ def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = N
         melds.append(tuple(cards) + tuple(pool.pop() for _ in range(jk)))
     for s, entry in enumerate(entries):
         for pos, jk in entry[3]:
-            melds.append(_lay_run(s, pos, jk, pool, left))
+            if pos is not None:
+                melds.append(_lay_run(s, pos, jk, pool, left))
     for c in pool:
         left[c] += 1
     deadwood = tuple(c for c in range(NUM_TYPES) for _ in range(left[c]))
     penalty = sum(values[c] for c in deadwood)
-    assert penalty == dw, (penalty, dw)
+    if penalty != dw:
+        raise AssertionError(f"solver bookkeeping: deadwood {penalty} != {dw}")
     return Arrangement(penalty, tuple(melds), deadwood)
 
 

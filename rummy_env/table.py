@@ -8,21 +8,23 @@ joker is never put where the hand holds the natural card).
 from __future__ import annotations
 
 from functools import cache
+from itertools import compress
 
 from .cards import JOKER, NUM_RANKS, NUM_SUITS, make_card
 from .melds import RUN, SET, Template, meld_templates
+
+
+_RANK_SUIT_BITS = tuple((c % NUM_RANKS, c // NUM_RANKS, 1 << (c // NUM_RANKS), 1 << (c % NUM_RANKS)) for c in range(52))
 
 
 def hand_masks(hand, ace_high: bool) -> tuple[list[int], list[int]]:
     """Per rank, the suits held (bit s); per suit, the run positions held (bit p, ace on 0 and 13)."""
     by_rank = [0] * NUM_RANKS
     by_suit = [0] * NUM_SUITS
-    for card in range(52):
-        if hand[card]:
-            rank = card % NUM_RANKS
-            suit = card // NUM_RANKS
-            by_rank[rank] |= 1 << suit
-            by_suit[suit] |= 1 << rank
+    for card in compress(range(52), hand):
+        rank, suit, suit_bit, rank_bit = _RANK_SUIT_BITS[card]
+        by_rank[rank] |= suit_bit
+        by_suit[suit] |= rank_bit
     if ace_high:
         for suit in range(NUM_SUITS):
             if by_suit[suit] & 1:

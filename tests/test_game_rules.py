@@ -15,10 +15,10 @@ import pytest
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_TYPES, CardError, format_cards, parse_card, parse_cards
 from rummy_env.game import (
     DECLARE, DISCARD, DRAW, MELD, PLACE, TAKE_CUT, TAKE_DISCARD,
-    GameState, IllegalMoveError, replay,
+    GameState, HandResult, IllegalMoveError, replay,
 )
 from rummy_env.match import Match
-from rummy_env.melds import RUN, table_meld_cards
+from rummy_env.melds import table_meld_cards
 from rummy_env.scenario import make_state
 from rummy_env.table import template_index
 
@@ -255,7 +255,6 @@ def test_G7_play_leaving_only_the_taken_card_is_illegal():
     refuse(state, meld("basic", "5h 6h 7h"), "meld 5h 6h 7h", "G7")
 
 
-
 def test_G7_meld_with_a_taken_joker_that_leaves_another_card_is_legal():
     # römi, first turn.   hand: 5h 6h Kd     discard top: *
     # Taking the joker and melding 4h-5h-6h (or 5h-6h-7h) with it leaves Kd to discard: legal.
@@ -264,16 +263,18 @@ def test_G7_meld_with_a_taken_joker_that_leaves_another_card_is_legal():
     assert of_kind(state, MELD) == {meld("romi", "4h 5h 6h"), meld("romi", "5h 6h 7h")}
 
 
-
 def test_G7_meld_leaving_only_a_joker_identical_to_the_taken_one_is_illegal():
     # römi, first turn.   hand: 5h 6h *     discard top: *
     # Melding 4h-5h-6h with one joker leaves only the other joker, identical to the one just
-    # taken: not legal (G7). The engine offers it, and the player is then left with no legal move.
+    # taken: not legal (G7); were it offered, the player would be left with no legal move.
     state = make_state("romi", hands=["5h 6h *", "2d 3d"], discard="*", stock="Ah", turns_taken=[0, 0])
     state.apply(TAKE)
     assert meld("romi", "4h 5h 6h") not in legal(state)
     assert meld("romi", "5h 6h 7h") not in legal(state)
-
+    for move in legal(state):  # and no legal move leads to a dead end
+        trial = state.clone()
+        trial.apply(move)
+        assert trial.legal_moves(), state.describe_move(move)
 
 
 def test_R4_joker_on_discard_may_be_taken_when_a_meld_places_it():
@@ -281,6 +282,16 @@ def test_R4_joker_on_discard_may_be_taken_when_a_meld_places_it():
     # Take the joker, meld 4h 5h 6h with it, discard Kd: taking it is legal (R4).
     state = make_state("romi", hands=["5h 6h Kd", "2d 3d"], discard="*", stock="Ah", opened=[True, False])
     assert legal(state) == {DRAW_STOCK, TAKE}
+
+
+def test_R4_joker_cut_card_goes_out_when_a_meld_places_it():
+    # römi.   hand: 5h 6h Kd     cut card: *
+    # Take the joker, meld 4h 5h 6h with it, discard Kd: out with the cut card (R4).
+    state = make_state("romi", hands=["5h 6h Kd", "2d 3d"], discard="Qs", stock="Ah", cut_card="*")
+    assert legal(state) == {DRAW_STOCK, TAKE_CUT_CARD}
+    state.apply(TAKE_CUT_CARD)
+    assert state.result.winner == 0 and state.discard[-1] == parse_card("Kd")
+    assert sorted(table_text(state, 0)) in (["*=4h", "5h", "6h"], ["*=7h", "5h", "6h"])
 
 
 def test_G8_first_empty_stock_rebuilds_from_discards_keeping_top():
@@ -505,8 +516,6 @@ def test_I7_penalty_cap_option():
 
 
 def test_I8_match_ends_at_400_lowest_wins_ties_share():
-    from rummy_env.game import HandResult
-
     match = Match.new("indian", 3)
     assert match.rules.match_target == 400
     match.record(HandResult("declare", 0, (0, 200, 150)))
@@ -516,12 +525,11 @@ def test_I8_match_ends_at_400_lowest_wins_ties_share():
     assert match.totals == [330, 330, 350] and not match.is_over
     match.record(HandResult("declare", 1, (20, 0, 50)))
     assert match.totals == [350, 330, 400] and match.is_over and match.winners == [1]
-    tied = Match.new("indian", 2, match_target=100)
-    tied.record(HandResult("declare", 0, (0, 60)))
-    tied.record(HandResult("declare", 1, (60, 0)))
-    assert not tied.is_over
-    tied.record(HandResult("declare", 1, (40, 0)))
-    assert tied.totals == [100, 60] and tied.winners == [1]
+    # Players 0 and 1 tie on the lowest total and share the win.
+    tied = Match.new("indian", 3, match_target=100)
+    tied.record(HandResult("declare", 0, (0, 30, 60)))
+    tied.record(HandResult("declare", 1, (30, 0, 45)))
+    assert tied.totals == [30, 30, 105] and tied.winners == [0, 1]
 
 
 def test_I9_no_melds_on_the_table_in_indian():
@@ -665,8 +673,6 @@ def test_B6_no_rummy_bonus_after_laying_in_an_earlier_turn():
 
 
 def test_B6_match_to_100_highest_wins():
-    from rummy_env.game import HandResult
-
     match = Match.new("basic", 2)
     assert match.rules.match_target == 100 and not match.rules.low_total_wins
     match.record(HandResult("out", 0, (0, 60)))
@@ -744,7 +750,10 @@ def test_R4_discard_taken_after_first_turn_must_be_placed():
     assert legal(state) == discards("Kd Qs")
 
 
-@pytest.mark.parametrize("hand, why", [("5h 9h Kd", "7h fits no meld"), ("5h 6h", "5h 6h 7h would empty the hand (R6)")])
+@pytest.mark.parametrize("hand, why", [
+    ("5h 9h Kd", "7h fits no meld"),
+    ("5h 6h", "5h 6h 7h would empty the hand (R6)"),
+])
 def test_R4_discard_that_cannot_be_placed_cannot_be_taken(hand, why):
     # römi, later turn.   hand: see parameters     discard top: 7h
     state = make_state("romi", hands=[hand, "2d 3d"], discard="4c 7h", stock="3d")
@@ -873,8 +882,6 @@ def test_R7_unopened_player_pays_80():
 
 
 def test_R8_match_target_250():
-    from rummy_env.game import HandResult
-
     match = Match.new("romi", 3)
     assert match.rules.match_target == 250 and match.rules.low_total_wins
     match.record(HandResult("out", 0, (0, 80, 120)))
@@ -887,7 +894,6 @@ def test_R8_match_target_250():
 # ------------------------------------------------------------------------------------- refusal messages
 
 
-
 @pytest.mark.parametrize("game, hand, table, move, words, rule", [
     # römi, opened.   table: [0] 9s 9h 9d     hand: 9s Kc + 4c     a second 9s never joins (G3)
     ("romi", "9s Kc", ["9s 9h 9d"], place("9s", 0), "place 9s", "G3"),
@@ -898,7 +904,34 @@ def test_R8_match_target_250():
     # römi, opened.   table: [0] 5d * * 8d     hand: * Kc + 4c     a third joker on one meld (R3)
     ("romi", "* Kc", ["5d * * 8d"], (PLACE, JOKER, 0), "place * on table meld 0", "R3"),
 ])
-def test_refusal_names_the_meld_rule(game, hand, table, move, words, rule):
+def test_G3_B2_R3_refusal_names_the_meld_rule(game, hand, table, move, words, rule):
     state = make_state(game, hands=[hand, "2d 3d"], stock="4c", table=table, opened=[True, True])
     state.apply(DRAW_STOCK)
     refuse(state, move, words, rule)
+
+
+def test_R4_cut_card_going_out_may_need_a_joker_swap():
+    # römi, player 0 has opened.   table: [0] 5h *=6h 7h     hand: 6h Qc Kc 9d     cut card: Jc
+    # Jc Qc Kc alone leaves 6h 9d; going out needs the swap too: 6h for the joker, the joker
+    # back on the table, and 9d as the last discard. The one move finds and plays all of it (R4, R5).
+    state = make_state("romi", hands=["6h Qc Kc 9d", "2d 3d"], discard="4c Qs", stock="2s", table=["5h * 7h"],
+                       cut_card="Jc", opened=[True, True])
+    assert legal(state) == {DRAW_STOCK, TAKE_CUT_CARD}
+    state.apply(TAKE_CUT_CARD)
+    assert state.result.winner == 0 and state.discard[-1] == parse_card("9d")
+    assert table_text(state, 0)[:3] == ["5h", "6h", "7h"]
+    on_table = sorted(physical for m in state.table for _, physical in table_meld_cards(m))
+    assert on_table == sorted(parse_cards("5h 6h 7h Jc Qc Kc *"))
+    assert sum(state.hands[0]) == 0 and state.result.payments == (0, 5)
+
+
+def test_G7_identical_copy_of_taken_card_cannot_be_discarded():
+    # römi, later turn.   hand: 5h 6h 7h Kd     discard top: 7h (a second 7h, two decks)
+    # The 7h taken must be laid (R4); the 7h left in hand is identical to it, so only Kd may go (G7).
+    state = make_state("romi", hands=["5h 6h 7h Kd", "2d 3d"], discard="4c 7h", stock="2s")
+    state.apply(TAKE)
+    assert legal(state) == {meld("romi", "5h 6h 7h")}
+    state.apply(meld("romi", "5h 6h 7h"))
+    assert state.hand_cards(0) == parse_cards("7h Kd")
+    assert legal(state) == discards("Kd")
+    refuse(state, discard("7h"), "discard 7h", "G7")

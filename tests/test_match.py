@@ -130,7 +130,8 @@ def test_unfinished_hand_cannot_be_recorded():
 
 @pytest.mark.parametrize("game, players", [("basic", 3), ("romi", 2)])
 def test_played_hands_add_up(game, players):
-    # Random legal play (melding whenever it can) through a short match; totals follow each hand's payments (B5, B6, R7, R8).
+    # Random legal play (melding whenever it can) through a short match; the totals follow each
+    # hand's payments (B5, B6, R7, R8).
     match = Match.new(game, players, seed=3, match_target=60, max_turns=60)
     rng = random.Random(1)
     expected = [0] * players

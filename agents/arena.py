@@ -1,0 +1,574 @@
+"""The evaluation arena: agents play each other on duplicate deals, and the results are summed up.
+
+    python -m agents.arena --game indian --agents random rule --hands 2000
+    python -m agents.arena --game romi --agents random rule ppo:runs/x/best.pt --players 3 --workers 2 \\
+        --csv results.csv --json results.json --plot results.png
+    python -m agents.arena --game basic --agents random rule --matches --hands 200
+
+How games are set up
+    * Tables: with at least as many agents as seats, every combination of ``--players`` agents
+      (for two players: every pairing, a round robin). With fewer agents than seats, every pair
+      of agents fills the seats alternately (A B A, and B A B).
+    * Duplicate deals: each deal (one shuffle, seed ``arena:{seed}:{deal}``) is played once per
+      rotation of the table's seating, so every agent gets every seat's cards on the same shuffle
+      (two players: the seats swapped). Every table plays the same deals.
+    * ``--hands`` is per table and rounded up to whole deals (a multiple of the seat count).
+    * Agents see only their observation and mask (``rummy_env.encoding``), played straight on
+      the engine (the same vectors the PettingZoo env gives). Each agent is reset before each hand
+      with a seed made from (seed, table, deal, rotation, seat), so results do not depend on
+      ``--workers`` or the order work is done in.
+    * ``--matches``: each deal seeds a whole match (to 400 / 100 / 250 points, RULES I8, B6, R8)
+      instead of one hand; a match longer than ``--max-match-hands`` hands is cut off.
+
+Per agent: hands (or matches) played, won, win rate with its 95% Wilson interval, mean points per
+hand (zero-sum rewards, RULES "Rewards for learning") with a 95% interval computed over duplicate
+deals (the deal, not the hand, is the independent unit), stalemates (G8) and cut-off hands (G9),
+and a rating: Elo (Bradley-Terry fit) with two players, openskill (Plackett-Luce ordinal) with more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+import math
+import multiprocessing
+import sys
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
+from rummy_env.game import GameState
+from rummy_env.match import Match
+from rummy_env.ruleset import GAMES, make_ruleset
+
+from .base import Agent, AgentError
+from .stats import elo_ratings, mean_interval, openskill_ratings, wilson_interval
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """One arena run: what plays, how much, and the seed."""
+
+    game: str
+    agents: tuple[str, ...]
+    """Agent specs (``random``, ``rule``, ``search``, ``ppo:PATH``); see ``agents.registry``."""
+    hands: int = 2000
+    """Hands (or matches) per table, rounded up to whole deals."""
+    num_players: int = 2
+    seed: int = 0
+    matches: bool = False
+    max_match_hands: int = 200
+    options: dict = field(default_factory=dict)
+    """Rule options of the game (RULES), e.g. ``{"wild_joker": True}``."""
+
+    @property
+    def tables(self) -> list[tuple[int, ...]]:
+        return seat_tables(len(self.agents), self.num_players)
+
+    @property
+    def deals(self) -> int:
+        return max(1, math.ceil(self.hands / self.num_players))
+
+
+def seat_tables(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
+    """The agents (by index) at each table's seats, before rotation."""
+    if num_agents < 1:
+        raise AgentError("the arena needs at least one agent")
+    if num_agents == 1:
+        return [(0,) * num_players]
+    if num_agents >= num_players:
+        return list(itertools.combinations(range(num_agents), num_players))
+    out = []
+    for i, j in itertools.combinations(range(num_agents), 2):
+        out.append(tuple(i if s % 2 == 0 else j for s in range(num_players)))
+        if num_players % 2:
+            out.append(tuple(j if s % 2 == 0 else i for s in range(num_players)))
+    return out
+
+
+def rotations(table: Sequence[int]) -> list[tuple[int, ...]]:
+    """Every rotation of a seating: seat s of rotation r holds ``table[(s + r) % n]``."""
+    n = len(table)
+    return [tuple(table[(s + r) % n] for s in range(n)) for r in range(n)]
+
+
+def deal_seed(seed: int, deal: int) -> str:
+    """The shuffle seed of deal ``deal``: the same at every table and every rotation."""
+    return f"arena:{seed}:{deal}"
+
+
+def agent_seed(seed: int, table: int, deal: int, rotation: int, seat: int) -> int:
+    """The seed an agent is reset with before one hand."""
+    return zlib.crc32(f"{seed}:{table}:{deal}:{rotation}:{seat}".encode())
+
+
+# ----------------------------------------------------------------------------- playing
+
+
+def play_hand(state: GameState, agents: Sequence[Agent], encoder: ObservationEncoder,
+              match_totals: Sequence[int] | None = None) -> GameState:
+    """Play ``state`` to its end, each seat's agent choosing from its own observation and mask."""
+    moves = action_layout(state.rules.game).moves
+    while not state.is_over:
+        seat = state.current
+        observation = encoder.encode(state, seat, match_totals)
+        mask = action_mask(state)
+        action = agents[seat].act(observation, mask)
+        if not (0 <= action < mask.size and mask[action]):
+            raise AgentError(f"agent {agents[seat].name!r} in seat {seat} chose action {action!r}, which its mask forbids")
+        state.apply(moves[action])
+    return state
+
+
+def deal_key(state: GameState) -> int:
+    """A fingerprint of a freshly dealt hand (every hand, the stock, the pile, cut and wild cards)."""
+    data = (state.hands, state.stock, state.discard, state.cut_card, state.wild_card, state.first_player)
+    return zlib.crc32(repr(data).encode())
+
+
+def play_deal(config: ArenaConfig, table_index: int, deal: int, seat_agents: Callable[[tuple[int, ...]], list[Agent]]) -> list[dict]:
+    """Every rotation of table ``table_index`` on deal ``deal``: one record per hand (or match)."""
+    rules = make_ruleset(config.game, config.num_players, **config.options)
+    encoder = ObservationEncoder(rules)
+    table = config.tables[table_index]
+    records = []
+    for rotation, lineup in enumerate(rotations(table)):
+        agents = seat_agents(lineup)
+        reset_seeds = [agent_seed(config.seed, table_index, deal, rotation, s) for s in range(len(lineup))]
+        base = {"table": table_index, "deal": deal, "rotation": rotation, "seats": list(lineup)}
+        if not config.matches:
+            state = GameState(rules, deal_seed(config.seed, deal), 0)
+            key = deal_key(state)
+            for agent, s in zip(agents, reset_seeds):
+                agent.reset(seed=s)
+            play_hand(state, agents, encoder)
+            result = state.result
+            records.append(base | {
+                "deal_key": key, "outcome": result.outcome, "winner": result.winner,
+                "payments": list(result.payments), "points": list(result.rewards), "turns": state.turn,
+            })
+            continue
+        match = Match(rules, deal_seed(config.seed, deal))
+        points = [0] * rules.num_players
+        outcomes = {"stalemate": 0, "cut_off": 0}
+        key = deal_key(match.deal())
+        while not match.is_over and match.hands_played < config.max_match_hands:
+            state = match.deal()
+            for agent, s in zip(agents, reset_seeds):
+                agent.reset(seed=zlib.crc32(f"{s}:{match.hands_played}".encode()))
+            play_hand(state, agents, encoder, match.totals)
+            result = state.result
+            match.record(result)
+            points = [p + r for p, r in zip(points, result.rewards)]
+            if result.outcome in outcomes:
+                outcomes[result.outcome] += 1
+        records.append(base | {
+            "deal_key": key, "outcome": "match" if match.is_over else "cut_off", "winners": match.winners,
+            "totals": list(match.totals), "points": points, "hands_played": match.hands_played,
+            "stalemates": outcomes["stalemate"], "cut_offs": outcomes["cut_off"],
+        })
+    return records
+
+
+class _AgentPool:
+    """Agents built once per process: one instance per (agent, occurrence at the table)."""
+
+    def __init__(self, config: ArenaConfig, factory: Callable[[str, int], Agent] | None = None):
+        self.config = config
+        self.factory = factory or self._make
+        self.instances: dict[tuple[int, int], Agent] = {}
+
+    def _make(self, spec: str, index: int) -> Agent:
+        from .registry import make_agent
+
+        return make_agent(spec, self.config.game, self.config.num_players, seed=index, **self.config.options)
+
+    def lineup(self, lineup: tuple[int, ...]) -> list[Agent]:
+        out = []
+        seen: dict[int, int] = {}
+        for agent_index in lineup:
+            occurrence = seen.get(agent_index, 0)
+            seen[agent_index] = occurrence + 1
+            key = (agent_index, occurrence)
+            if key not in self.instances:
+                self.instances[key] = self.factory(self.config.agents[agent_index], agent_index)
+            out.append(self.instances[key])
+        return out
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(config: ArenaConfig) -> None:
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+    _WORKER["pool"] = _AgentPool(config)
+    _WORKER["config"] = config
+
+
+def _run_task(task: tuple[int, int]) -> list[dict]:
+    table_index, deal = task
+    return play_deal(_WORKER["config"], table_index, deal, _WORKER["pool"].lineup)
+
+
+def check_config(config: ArenaConfig, factory: Callable[[str, int], Agent] | None = None) -> _AgentPool:
+    """Build every agent once (so a bad spec or checkpoint fails before any game); the built pool."""
+    if config.game not in GAMES:
+        raise AgentError(f"unknown game {config.game!r}: expected one of {', '.join(GAMES)}")
+    try:
+        make_ruleset(config.game, config.num_players, **config.options)
+    except ValueError as error:
+        raise AgentError(str(error)) from None
+    if config.hands < 1:
+        raise AgentError(f"hands={config.hands}: expected at least 1")
+    pool = _AgentPool(config, factory)
+    for index in range(len(config.agents)):
+        pool.lineup((index,))
+    return pool
+
+
+def run_arena(config: ArenaConfig, workers: int = 1, progress: bool = True,
+              factory: Callable[[str, int], Agent] | None = None) -> list[dict]:
+    """Play every table on every deal; records in (table, deal, rotation) order whatever ``workers``.
+
+    ``factory(spec, index)`` builds an agent (default: ``agents.registry.make_agent``); a custom
+    factory runs in this process only.
+    """
+    pool = check_config(config, factory)
+    tasks = [(t, d) for t in range(len(config.tables)) for d in range(config.deals)]
+    total = len(tasks) * config.num_players
+    unit = "match" if config.matches else "hand"
+    bar = _progress(total, unit, progress)
+    records: list[dict] = []
+    try:
+        if workers <= 1 or factory is not None or len(tasks) == 1:
+            for task in tasks:
+                got = play_deal(config, task[0], task[1], pool.lineup)
+                records.extend(got)
+                bar.update(len(got))
+        else:
+            context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+            with context.Pool(workers, initializer=_init_worker, initargs=(config,)) as workers_pool:
+                for got in workers_pool.imap(_run_task, tasks, chunksize=1):
+                    records.extend(got)
+                    bar.update(len(got))
+    finally:
+        bar.close()
+    return records
+
+
+def _progress(total: int, unit: str, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, disable=not enabled, dynamic_ncols=True, file=sys.stderr)
+
+
+# ----------------------------------------------------------------------------- summary
+
+
+def _match_ranks(totals: Sequence[int], low_wins: bool) -> list[int]:
+    keys = [t if low_wins else -t for t in totals]
+    return [1 + sum(k < mine for k in keys) for mine in keys]
+
+
+def _hand_ranks(record: dict) -> list[int]:
+    winner = record["winner"]
+    keys = [-1 if s == winner else pay for s, pay in enumerate(record["payments"])]
+    return [1 + sum(k < mine for k in keys) for mine in keys]
+
+
+def summarize(config: ArenaConfig, records: Sequence[dict]) -> dict:
+    """Per agent and per table statistics, and ratings, from the records of ``run_arena``."""
+    names = display_names(config.agents)
+    k = len(config.agents)
+    low_wins = make_ruleset(config.game, config.num_players, **config.options).low_total_wins
+    units = [0] * k
+    wins = [0] * k
+    stalemates = [0] * k
+    cut_offs = [0] * k
+    cut_off_matches = [0] * k
+    group_points: dict[tuple[int, int, int], list[float]] = {}
+    pair_results: list[tuple[int, int, float]] = []
+    ranked_games: list[tuple[list[int], list[int]]] = []
+    tables: dict[int, dict] = {}
+    for record in records:
+        seats = record["seats"]
+        table = tables.setdefault(record["table"], {
+            "agents": [names[a] for a in config.tables[record["table"]]],
+            "units": 0, "wins": [0] * k, "points": [0.0] * k, "seat_units": [0] * k})
+        table["units"] += 1
+        if config.matches:
+            winners = set(record["winners"])
+            finished = record["outcome"] == "match"
+        else:
+            winners = set() if record["winner"] is None else {record["winner"]}
+            finished = record["winner"] is not None
+        for seat, agent in enumerate(seats):
+            units[agent] += 1
+            table["seat_units"][agent] += 1
+            if seat in winners:
+                wins[agent] += 1
+                table["wins"][agent] += 1
+            table["points"][agent] += record["points"][seat]
+            group_points.setdefault((record["table"], record["deal"], agent), []).append(record["points"][seat])
+            if config.matches:
+                stalemates[agent] += record["stalemates"]
+                cut_offs[agent] += record["cut_offs"]
+                cut_off_matches[agent] += record["outcome"] == "cut_off"
+            else:
+                stalemates[agent] += record["outcome"] == "stalemate"
+                cut_offs[agent] += record["outcome"] == "cut_off"
+        if not finished:
+            continue
+        if config.num_players == 2:
+            a, b = seats
+            if a != b:
+                if config.matches:
+                    score = 0.5 if len(winners) == 2 else float(0 in winners)
+                else:
+                    score = float(record["winner"] == 0)
+                pair_results.append((a, b, score))
+        else:
+            ranks = _match_ranks(record["totals"], low_wins) if config.matches else _hand_ranks(record)
+            ranked_games.append((list(seats), ranks))
+    per_group: list[list[float]] = [[] for _ in range(k)]
+    for (_, _, agent), values in sorted(group_points.items()):
+        per_group[agent].append(sum(values) / len(values))
+    if config.num_players == 2:
+        elo = elo_ratings(k, pair_results)
+        ratings = [{"kind": "elo", "rating": r} for r in elo]
+    else:
+        skill = openskill_ratings(k, ranked_games)
+        ratings = [{"kind": "openskill", "rating": s["ordinal"], "mu": s["mu"], "sigma": s["sigma"]} for s in skill]
+    agents = []
+    for i in range(k):
+        low, high = wilson_interval(wins[i], units[i])
+        mean, mean_low, mean_high = mean_interval(per_group[i])
+        row = {
+            "agent": names[i], "spec": config.agents[i], "units": units[i], "wins": wins[i],
+            "win_rate": wins[i] / units[i] if units[i] else math.nan, "win_rate_low": low, "win_rate_high": high,
+            "mean_points": mean, "points_low": mean_low, "points_high": mean_high,
+            "stalemates": stalemates[i], "cut_offs": cut_offs[i], **ratings[i],
+        }
+        if config.matches:
+            row["cut_off_matches"] = cut_off_matches[i]
+        agents.append(row)
+    table_rows = []
+    for index in sorted(tables):
+        t = tables[index]
+        table_rows.append({
+            "table": index, "agents": t["agents"], "units": t["units"],
+            "wins": {names[a]: t["wins"][a] for a in set(config.tables[index])},
+            "mean_points": {names[a]: t["points"][a] / t["seat_units"][a] for a in set(config.tables[index])},
+        })
+    return {"config": _config_dict(config), "unit": "match" if config.matches else "hand", "agents": agents, "tables": table_rows}
+
+
+def _config_dict(config: ArenaConfig) -> dict:
+    out = asdict(config)
+    out["agents"] = list(config.agents)
+    out["deals_per_table"] = config.deals
+    out["tables"] = [list(t) for t in config.tables]
+    return out
+
+
+def display_names(specs: Sequence[str]) -> list[str]:
+    """Unique short names for the agents of a run (a checkpoint by its file name)."""
+    names = []
+    for spec in specs:
+        name = spec
+        if spec.startswith("ppo:"):
+            path = Path(spec[4:])
+            name = f"ppo:{path.parent.name}/{path.name}" if path.parent.name else f"ppo:{path.name}"
+        base, n = name, 2
+        while name in names:
+            name = f"{base}#{n}"
+            n += 1
+        names.append(name)
+    return names
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def _interval(low: float, high: float, digits: int) -> str:
+    if math.isnan(low):
+        return "n/a"
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def print_summary(summary: dict) -> None:
+    """The per-agent table (and per-table results when there are several tables), with rich."""
+    from rich.console import Console
+    from rich.table import Table
+
+    config = summary["config"]
+    unit = summary["unit"]
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)
+    title = (f"{config['game']}, {config['num_players']} players, {config['deals_per_table']} deals x "
+             f"{config['num_players']} seatings per table, seed {config['seed']}")
+    table = Table(title=title)
+    for column in ("agent", f"{unit}es" if unit == "match" else f"{unit}s", "won", "win rate [95%]",
+                   f"mean points / {unit} [95%]", "stalemates", "cut off", summary["agents"][0]["kind"]):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for row in summary["agents"]:
+        table.add_row(
+            row["agent"], str(row["units"]), str(row["wins"]),
+            f"{row['win_rate']:.3f} {_interval(row['win_rate_low'], row['win_rate_high'], 3)}",
+            f"{row['mean_points']:+.2f} {_interval(row['points_low'], row['points_high'], 2)}",
+            str(row["stalemates"]), str(row["cut_offs"]), f"{row['rating']:.1f}",
+        )
+    console.print(table)
+    if len(summary["tables"]) > 1:
+        heads = Table(title="per table")
+        for column in ("table", f"{unit}s", "won", "mean points"):
+            heads.add_column(column)
+        for row in summary["tables"]:
+            heads.add_row(" vs ".join(row["agents"]), str(row["units"]),
+                          ", ".join(f"{a} {w}" for a, w in row["wins"].items()),
+                          ", ".join(f"{a} {p:+.2f}" for a, p in row["mean_points"].items()))
+        console.print(heads)
+
+
+CSV_COLUMNS = ("agent", "spec", "units", "wins", "win_rate", "win_rate_low", "win_rate_high", "mean_points",
+               "points_low", "points_high", "stalemates", "cut_offs", "kind", "rating")
+
+
+def write_csv(summary: dict, path: str | Path) -> None:
+    """One row per agent."""
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, extrasaction="ignore")
+        writer.writeheader()
+        for row in summary["agents"]:
+            writer.writerow(row)
+
+
+def _json_safe(value):
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def write_json(summary: dict, path: str | Path) -> None:
+    """The whole summary (config, agents, tables); NaN written as null."""
+    Path(path).write_text(json.dumps(_json_safe(summary), indent=2) + "\n")
+
+
+def plot_summary(summary: dict, path: str | Path) -> None:
+    """A PNG: win rates with their 95% intervals, and ratings."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = summary["agents"]
+    names = [r["agent"] for r in rows]
+    rates = np.array([r["win_rate"] for r in rows], dtype=float)
+    errors = np.array([[r["win_rate"] - r["win_rate_low"] for r in rows], [r["win_rate_high"] - r["win_rate"] for r in rows]])
+    figure, (left, right) = plt.subplots(1, 2, figsize=(4 + 1.6 * len(rows), 4))
+    x = np.arange(len(rows))
+    left.bar(x, rates, yerr=errors, capsize=6, color="tab:blue")
+    left.set_xticks(x, names, rotation=20, ha="right")
+    left.set_ylim(0, 1)
+    left.set_ylabel(f"{summary['unit']} win rate (95% Wilson)")
+    right.bar(x, [r["rating"] for r in rows], color="tab:orange")
+    right.set_xticks(x, names, rotation=20, ha="right")
+    kind = rows[0]["kind"]
+    right.set_ylabel("Elo (Bradley-Terry)" if kind == "elo" else "openskill ordinal (mu - 3 sigma)")
+    config = summary["config"]
+    figure.suptitle(f"{config['game']}, {config['num_players']} players, seed {config['seed']}")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def _parse_option(text: str) -> tuple[str, object]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"option {text!r}: expected KEY=VALUE, e.g. wild_joker=true")
+    key, value = text.split("=", 1)
+    lowered = value.strip().lower()
+    if lowered in ("true", "false"):
+        return key, lowered == "true"
+    if lowered == "none":
+        return key, None
+    try:
+        return key, int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"option {text!r}: the value must be true, false, none or an int") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.arena",
+        description="Round-robin arena on duplicate deals: win rates with 95%% intervals, mean points, ratings.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Agent specs: random, rule, search, ppo:PATH (a checkpoint of agents.policy).\n"
+               "Example: python -m agents.arena --game indian --agents random rule --hands 2000 --workers 2",
+    )
+    parser.add_argument("--game", required=True, choices=GAMES, help="the game to play")
+    parser.add_argument("--agents", required=True, nargs="+", metavar="SPEC", help="agents to compare (at least one)")
+    parser.add_argument("--hands", type=int, default=2000, help="hands (matches with --matches) per table, rounded up to whole deals (default 2000)")
+    parser.add_argument("--players", type=int, default=2, help="seats at each table (default 2)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the agents (default 0)")
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores); results do not depend on it")
+    parser.add_argument("--matches", action="store_true", help="play full matches (to 400 / 100 / 250 points) instead of single hands")
+    parser.add_argument("--max-match-hands", type=int, default=200, help="hands after which a match is cut off (default 200)")
+    parser.add_argument("--option", action="append", default=[], type=_parse_option, metavar="KEY=VALUE",
+                        help="a rule option of the game (RULES), e.g. wild_joker=true; repeatable")
+    parser.add_argument("--csv", metavar="FILE", help="write the per-agent table as CSV")
+    parser.add_argument("--json", metavar="FILE", help="write the summary (config, agents, tables) as JSON")
+    parser.add_argument("--plot", metavar="FILE.png", help="write a PNG chart of win rates and ratings")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> dict:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.hands < 1:
+        parser.error(f"--hands {args.hands}: expected at least 1")
+    if args.max_match_hands < 1:
+        parser.error(f"--max-match-hands {args.max_match_hands}: expected at least 1")
+    workers = args.workers if args.workers is not None else multiprocessing.cpu_count()
+    if workers < 1:
+        parser.error(f"--workers {workers}: expected at least 1")
+    config = ArenaConfig(game=args.game, agents=tuple(args.agents), hands=args.hands, num_players=args.players,
+                         seed=args.seed, matches=args.matches, max_match_hands=args.max_match_hands,
+                         options=dict(args.option))
+    try:
+        check_config(config)
+    except AgentError as error:
+        parser.exit(2, f"arena: error: {error}\n")
+    records = run_arena(config, workers=workers, progress=not args.no_progress)
+    summary = summarize(config, records)
+    print_summary(summary)
+    if args.csv:
+        write_csv(summary, args.csv)
+    if args.json:
+        write_json(summary, args.json)
+    if args.plot:
+        plot_summary(summary, args.plot)
+    return summary
+
+
+if __name__ == "__main__":
+    main()

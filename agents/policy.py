@@ -1,0 +1,216 @@
+"""A small masked actor-critic MLP, its checkpoint format, and the agent that plays it.
+
+Checkpoint format (one ``torch.save`` file, loadable with ``torch.load(..., weights_only=True)``)::
+
+    {
+        "format": "rummy-env-policy",     # CHECKPOINT_FORMAT
+        "version": 1,                     # CHECKPOINT_VERSION
+        "game": "indian",                 # the game it was trained for
+        "num_players": 2,
+        "observation_size": 488,          # rummy_env.encoding.observation_size(game, num_players)
+        "num_actions": 108,               # rummy_env.encoding.num_actions(game)
+        "model": {"hidden": [256, 256], "activation": "tanh"},   # rebuilds MaskedActorCritic
+        "config": {...},                  # the trainer's settings: plain JSON-like values only
+        "state_dict": {...},              # MaskedActorCritic.state_dict()
+    }
+
+``save_checkpoint`` writes a temporary file beside the target and renames it over the target
+(``os.replace``), so a reader never sees half a checkpoint. ``load_checkpoint`` raises
+``CheckpointError`` naming the file when it is missing, is not such a checkpoint, or was
+trained for another game or player count than the one asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from rummy_env.encoding import num_actions, observation_size
+
+from .base import Agent, AgentError, legal_actions
+
+CHECKPOINT_FORMAT = "rummy-env-policy"
+CHECKPOINT_VERSION = 1
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+class CheckpointError(AgentError):
+    """A checkpoint file that cannot be used; the message names the file."""
+
+
+class MaskedActorCritic(nn.Module):
+    """An MLP body with a policy head (logits over the game's actions) and a value head.
+
+    Masked-out actions get the lowest float logit, so they have probability 0 and are never the
+    greedy choice while any action is allowed.
+    """
+
+    def __init__(self, observation_size: int, num_actions: int, hidden: tuple[int, ...] | list[int] = (256, 256),
+                 activation: str = "tanh"):
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation {activation!r}: expected one of {sorted(ACTIVATIONS)}")
+        self.observation_size = int(observation_size)
+        self.num_actions = int(num_actions)
+        self.hidden = [int(h) for h in hidden]
+        self.activation = activation
+        layers: list[nn.Module] = []
+        width = self.observation_size
+        for size in self.hidden:
+            layers += [nn.Linear(width, size), ACTIVATIONS[activation]()]
+            width = size
+        self.body = nn.Sequential(*layers)
+        self.policy_head = nn.Linear(width, self.num_actions)
+        self.value_head = nn.Linear(width, 1)
+        nn.init.orthogonal_(self.policy_head.weight, gain=0.01)
+        nn.init.zeros_(self.policy_head.bias)
+
+    @property
+    def model_config(self) -> dict:
+        """What rebuilds this network (stored in checkpoints)."""
+        return {"hidden": list(self.hidden), "activation": self.activation}
+
+    def forward(self, observations: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(masked logits, values) for a batch of observations and their action masks."""
+        features = self.body(observations)
+        logits = self.policy_head(features)
+        logits = logits.masked_fill(masks == 0, torch.finfo(logits.dtype).min)
+        return logits, self.value_head(features).squeeze(-1)
+
+    def distribution(self, observations: torch.Tensor, masks: torch.Tensor) -> torch.distributions.Categorical:
+        """The policy's action distribution (zero probability on masked actions)."""
+        logits, _ = self(observations, masks)
+        return torch.distributions.Categorical(logits=logits)
+
+
+def _plain(value, where: str):
+    """``value`` if it is made of JSON-like types only (what ``weights_only`` loading accepts)."""
+    try:
+        json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{where}: only plain values (numbers, strings, lists, dicts, None) may be stored: {error}") from None
+    return value
+
+
+def save_checkpoint(path: str | os.PathLike, model: MaskedActorCritic, game: str, num_players: int,
+                    config: dict | None = None) -> Path:
+    """Write ``model`` and the trainer's ``config`` to ``path`` atomically; returns the path."""
+    expected = (observation_size(game, num_players), num_actions(game))
+    if (model.observation_size, model.num_actions) != expected:
+        raise ValueError(f"model has observation size {model.observation_size} and {model.num_actions} actions; "
+                         f"{game!r} with {num_players} players needs {expected[0]} and {expected[1]}")
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "version": CHECKPOINT_VERSION,
+        "game": game,
+        "num_players": int(num_players),
+        "observation_size": model.observation_size,
+        "num_actions": model.num_actions,
+        "model": model.model_config,
+        "config": _plain(dict(config or {}), "checkpoint config"),
+        "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+    }
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; a checkpoint is an ordinary file
+        with os.fdopen(handle, "wb") as file:
+            torch.save(payload, file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def load_checkpoint(path: str | os.PathLike, game: str | None = None,
+                    num_players: int | None = None) -> tuple[MaskedActorCritic, dict]:
+    """(model in eval mode, the checkpoint's metadata) from ``path``; checks the game and players if given."""
+    source = Path(path)
+    if not source.exists():
+        raise CheckpointError(f"checkpoint {str(source)!r}: no such file")
+    if not source.is_file():
+        raise CheckpointError(f"checkpoint {str(source)!r}: not a file")
+    try:
+        payload = torch.load(source, map_location="cpu", weights_only=True)
+    except Exception as error:  # noqa: BLE001 - any garbage may be handed to the unpickler
+        raise CheckpointError(f"checkpoint {str(source)!r}: not a rummy-env policy checkpoint "
+                              f"(torch.load with weights_only failed: {type(error).__name__})") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"checkpoint {str(source)!r}: not a rummy-env policy checkpoint (no format {CHECKPOINT_FORMAT!r})")
+    if payload.get("version") != CHECKPOINT_VERSION:
+        raise CheckpointError(f"checkpoint {str(source)!r}: format version {payload.get('version')!r}, this code reads {CHECKPOINT_VERSION}")
+    missing = [k for k in ("game", "num_players", "observation_size", "num_actions", "model", "state_dict") if k not in payload]
+    if missing:
+        raise CheckpointError(f"checkpoint {str(source)!r}: incomplete, lacks {', '.join(missing)}")
+    trained = (payload["game"], payload["num_players"])
+    if (game is not None and game != trained[0]) or (num_players is not None and num_players != trained[1]):
+        asked = f"{game if game is not None else trained[0]!r} with {num_players if num_players is not None else trained[1]} players"
+        raise CheckpointError(f"checkpoint {str(source)!r} was trained for {trained[0]!r} with {trained[1]} players, not {asked}")
+    expected = (observation_size(trained[0], trained[1]), num_actions(trained[0]))
+    if (payload["observation_size"], payload["num_actions"]) != expected:
+        raise CheckpointError(f"checkpoint {str(source)!r}: observation size {payload['observation_size']} and "
+                              f"{payload['num_actions']} actions do not match {trained[0]!r} with {trained[1]} players "
+                              f"({expected[0]}, {expected[1]}): the encoding changed since it was written")
+    try:
+        model = MaskedActorCritic(payload["observation_size"], payload["num_actions"], **payload["model"])
+        model.load_state_dict(payload["state_dict"])
+    except (TypeError, ValueError, RuntimeError) as error:
+        raise CheckpointError(f"checkpoint {str(source)!r}: its weights do not fit the network it describes ({str(error).splitlines()[0]})") from None
+    model.eval()
+    meta = {k: v for k, v in payload.items() if k != "state_dict"}
+    return model, meta
+
+
+class PolicyAgent(Agent):
+    """Plays a ``MaskedActorCritic``: the most likely allowed action (greedy) or a sample."""
+
+    name = "ppo"
+
+    def __init__(self, model: MaskedActorCritic, game: str, num_players: int, greedy: bool = True,
+                 seed: int | None = 0):
+        super().__init__(game, num_players)
+        self.model = model.eval()
+        self.greedy = greedy
+        self.generator = torch.Generator()
+        self.generator.manual_seed(seed or 0)
+
+    @classmethod
+    def from_checkpoint(cls, path: str | os.PathLike, game: str, num_players: int, greedy: bool = True,
+                        seed: int | None = 0) -> PolicyAgent:
+        """The agent of checkpoint ``path``, which must have been trained for ``game`` and ``num_players``."""
+        model, _ = load_checkpoint(path, game, num_players)
+        return cls(model, game, num_players, greedy, seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.generator.manual_seed(seed)
+
+    @torch.no_grad()
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+        mask = torch.as_tensor(np.asarray(masks)).to(torch.int8)
+        if bool((mask.sum(dim=-1) == 0).any()):
+            raise AgentError("asked to act with an all-zero action mask: this seat has no legal action now")
+        logits, _ = self.model(obs, mask)
+        if self.greedy:
+            actions = logits.argmax(dim=-1)
+        else:
+            probabilities = torch.softmax(logits, dim=-1)
+            actions = torch.multinomial(probabilities, 1, generator=self.generator).squeeze(-1)
+        return actions.numpy().astype(np.int64)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal_actions(action_mask)
+        return int(self.act_batch(observation[None, :], action_mask[None, :])[0])

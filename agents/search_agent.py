@@ -1,0 +1,186 @@
+"""The search agent: determinised rollouts of the rule agent (perfect-information Monte Carlo).
+
+At a draw choice (stock or discard top) and at a discard, the agent takes the rule agent's best
+few candidates (``candidates``), deals ``worlds`` guesses of the hidden cards, and plays each
+candidate to the end of the hand in every guess with the rule agent in every seat; it picks the
+candidate with the best total reward (ties go to the rule agent's order). All candidates are
+tried on the same guesses (common random numbers), so their difference is measured with far
+less noise than their values. Everything else (declaring, going out, the cut card, melds,
+lay-offs, swaps) is the rule agent's choice.
+
+A guess (``determinise``) is built from the observation only: the unseen cards (the full deck
+less our hand, the discard pile, the table, the cut card or wild card, and the cards known to be
+in other hands) are shuffled and dealt to fill each other hand (after its known cards) to the
+size the observation shows, and the stock to its size. Nothing of the true hidden state is used.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES
+from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
+from rummy_env.game import DECLARE, DISCARD, DRAW, PHASE_DRAW, PHASE_PLAY, TAKE_CUT, TAKE_DISCARD, GameState
+from rummy_env.melds import RUN, SET
+from rummy_env.ruleset import make_ruleset
+
+from .base import Agent, legal_actions
+from .rule_agent import RuleAgent
+from .view import ObservationReader, View
+
+
+def table_from_planes(view: View, ace_high: bool) -> list[list]:
+    """The table melds ``[kind, key, low, slots]`` (as ``rummy_env.melds`` keeps them) read from the planes."""
+    table = []
+    for slot in range(view.num_table_melds):
+        row = view.table_melds[slot]
+        stands = [c for c in range(NUM_NATURAL) if row[c]]
+        ranks = {c % NUM_RANKS for c in stands}
+        if len(ranks) == 1:
+            rank = stands[0] % NUM_RANKS
+            slots = [-1] * NUM_SUITS
+            for card in stands:
+                slots[card // NUM_RANKS] = card if row[card] > 0 else JOKER
+            table.append([SET, rank, 0, slots])
+            continue
+        suit = stands[0] // NUM_RANKS
+        high_ace = ace_high and 0 in ranks and 12 in ranks
+        positions = sorted((13 if (high_ace and c % NUM_RANKS == 0) else c % NUM_RANKS, c) for c in stands)
+        low = positions[0][0]
+        table.append([RUN, suit, low, [card if row[card] > 0 else JOKER for _, card in positions]])
+    return table
+
+
+def unseen_pool(view: View, copies: list[int]) -> list[int]:
+    """The cards that could be anywhere hidden (other hands beyond their known cards, the stock)."""
+    seen = view.seen_counts()
+    for row in view.known[1:]:
+        for card, count in enumerate(row):
+            seen[card] += count
+    pool = []
+    for card in range(NUM_TYPES):
+        pool.extend([card] * max(0, copies[card] - seen[card]))
+    return pool
+
+
+def determinise(view: View, rules, rng: random.Random, seed: int = 0) -> GameState:
+    """A full game state consistent with the observation; we sit in seat 0, the others in turn order."""
+    n = rules.num_players
+    copies = [rules.decks] * NUM_NATURAL + [rules.printed_jokers]
+    pool = unseen_pool(view, copies)
+    rng.shuffle(pool)
+    state = GameState.__new__(GameState)
+    state.rules = rules
+    state.seed = seed
+    state.first_player = 0
+    hands = [view.hand[:]]
+    for seat in range(1, n):
+        hand = view.known[seat][:]
+        missing = max(0, view.hand_sizes[seat] - sum(hand))
+        for card in pool[:missing]:
+            hand[card] += 1
+        del pool[:missing]
+        hands.append(hand)
+    state.hands = hands
+    state.stock = pool[:view.stock_size]
+    discard = [c for c in range(NUM_TYPES) for _ in range(view.discard_rest[c])]
+    rng.shuffle(discard)
+    if view.discard_top >= 0:
+        discard.append(view.discard_top)
+    state.discard = discard
+    state.table = table_from_planes(view, rules.ace_high) if rules.table_melds else []
+    state.cut_card = view.cut_card
+    state.wild_card = view.wild_card
+    state.wild_rank = view.wild_rank
+    state.current = 0
+    state.phase = PHASE_DRAW if view.phase == 0 else PHASE_PLAY
+    steps = int(round(view.turn_fraction * 127))  # the observation keeps turns in steps of max_turns / 127
+    state.turn = min(rules.max_turns - 1, -(-steps * rules.max_turns // 127))
+    state.turns_taken = [sum(row) for row in view.discarded]
+    state.taken_card = view.just_taken
+    state.must_place = view.must_place
+    state.opened = view.opened[:]
+    state.has_laid = view.opened[:]
+    state.laid_this_turn = False
+    state.rebuilds = 1 if view.stock_rebuilt else 0
+    state.known = [row[:] for row in view.known]
+    state.discarded = [row[:] for row in view.discarded]
+    state.result = None
+    state.history = []
+    state._legal = None
+    return state
+
+
+class SearchAgent(Agent):
+    """Rule agent plus determinised rollouts at draw and discard choices."""
+
+    name = "search"
+
+    def __init__(self, game: str, num_players: int, seed: int | None = 0, worlds: int = 8, candidates: int = 3,
+                 max_rollout_turns: int = 200, **options):
+        super().__init__(game, num_players)
+        self.rules = make_ruleset(game, num_players, **options)
+        self.reader = ObservationReader(game, num_players, **options)
+        self.rule = RuleAgent(game, num_players, seed, options)
+        self.encoder = ObservationEncoder(self.rules)
+        self.moves = action_layout(game).moves
+        self.worlds = worlds
+        self.candidates = candidates
+        self.max_rollout_turns = max_rollout_turns
+        self.rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rule.reset(seed)
+        if seed is not None:
+            self.rng = random.Random(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = legal_actions(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        choice = self.rule.act(observation, action_mask)
+        view = self.reader.read(observation)
+        options = self.options(view, legal, choice)
+        if len(options) < 2:
+            return choice
+        return self.search(view, options)
+
+    def options(self, view: View, legal: np.ndarray, choice: int) -> list[int]:
+        """The actions worth searching, the rule agent's choice first; one means no search."""
+        kind = self.moves[choice][0]
+        if kind in (DRAW, TAKE_DISCARD):
+            other = [int(a) for a in legal if self.moves[a][0] in (DRAW, TAKE_DISCARD) and a != choice]
+            return [choice] + other
+        if kind != DISCARD:
+            return [choice]  # declare, cut card, melds, lay-offs and swaps: the rule agent's call
+        discardable = [self.moves[a][1] for a in legal if self.moves[a][0] == DISCARD]
+        ranked = self.rule.rank_discards(view, discardable)
+        base = self.moves[choice][1]
+        order = [base] + [c for c in ranked if c != base]
+        return [action_layout(self.game).action((DISCARD, c, 0)) for c in order[:self.candidates]]
+
+    def search(self, view: View, options: list[int]) -> int:
+        """The option with the best total rollout reward over the guesses."""
+        totals = [0.0] * len(options)
+        for world_index in range(self.worlds):
+            world = determinise(view, self.rules, self.rng, seed=self.rng.getrandbits(32))
+            for i, action in enumerate(options):
+                totals[i] += self.rollout(world.clone(), action)
+        best = max(range(len(options)), key=lambda i: (totals[i], -i))
+        return options[best]
+
+    def rollout(self, state: GameState, action: int) -> float:
+        """Our reward after playing ``action`` and then the rule agent in every seat to the hand's end."""
+        state.apply(self.moves[action])
+        rule = self.rule
+        encoder = self.encoder
+        moves = self.moves
+        limit = state.turn + self.max_rollout_turns
+        while not state.is_over and state.turn < limit:
+            seat = state.current
+            state.apply(moves[rule.act(encoder.encode(state, seat), action_mask(state))])
+        if not state.is_over:
+            return 0.0
+        return float(state.result.rewards[0])

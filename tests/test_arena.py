@@ -1,0 +1,300 @@
+"""The arena (issue 4 items 2, 4): statistics, duplicate deals, reproducibility, the CLI, rule vs random."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+
+from agents import arena
+from agents.arena import ArenaConfig, play_deal, rotations, run_arena, seat_tables, summarize
+from agents.base import Agent, AgentError
+from agents.random_agent import RandomAgent
+from agents.rule_agent import RuleAgent
+from agents.stats import elo_ratings, expected_score, mean_interval, openskill_ratings, wilson_interval
+from agents.view import ObservationReader
+from rummy_env.encoding import DISCARD_BASE, DRAW_ACTION
+
+# ----------------------------------------------------------------------------- interval math
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson_interval(50, 100)
+    assert low == pytest.approx(0.403832, abs=1e-6) and high == pytest.approx(0.596168, abs=1e-6)
+    assert wilson_interval(0, 10) == (0.0, pytest.approx(0.277533, abs=1e-6))
+    assert wilson_interval(10, 10) == (pytest.approx(0.722467, abs=1e-6), 1.0)
+    assert wilson_interval(1, 4) == (pytest.approx(0.045587, abs=1e-6), pytest.approx(0.699358, abs=2e-6))
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        wilson_interval(5, 3)
+
+
+def test_mean_interval_known_values():
+    mean, low, high = mean_interval([1, 2, 3, 4, 5])
+    half = 1.959963984540054 * math.sqrt(2.5 / 5)
+    assert mean == 3 and low == pytest.approx(3 - half) and high == pytest.approx(3 + half)
+    assert mean_interval([7.0, 7.0, 7.0]) == (7.0, 7.0, 7.0)
+    single = mean_interval([4.0])
+    assert single[0] == 4.0 and math.isnan(single[1]) and math.isnan(single[2])
+
+
+def test_elo_of_a_planted_case():
+    """A beats B 100 times: with half a win each way added, the gap is 400 log10(100.5 / 0.5)."""
+    a, b = elo_ratings(2, [(0, 1, 1.0)] * 100)
+    assert a - b == pytest.approx(400 * math.log10(201), rel=1e-6)
+    assert (a + b) / 2 == pytest.approx(1500)
+    assert expected_score(a, b) == pytest.approx(100.5 / 101, rel=1e-6)
+
+
+def test_elo_is_even_for_even_results_and_ordered_for_a_chain():
+    assert elo_ratings(2, [(0, 1, 1.0), (1, 0, 1.0)] * 20) == pytest.approx([1500, 1500])
+    strong, middle, weak = elo_ratings(3, [(0, 1, 0.7), (1, 2, 0.7), (0, 2, 0.9)] * 30)
+    assert strong > middle > weak
+
+
+def test_openskill_ranks_the_usual_winner_first():
+    games = [([0, 1, 2], [1, 2, 3])] * 30
+    ratings = openskill_ratings(3, games)
+    assert ratings[0]["ordinal"] > ratings[1]["ordinal"] > ratings[2]["ordinal"]
+
+
+# ----------------------------------------------------------------------------- the summary on a planted case
+
+
+def planted_records(deals: int) -> list[dict]:
+    """Agent 0 wins every hand from either seat and takes 30 points off agent 1."""
+    records = []
+    for deal in range(deals):
+        for rotation, seats in enumerate(([0, 1], [1, 0])):
+            winner = seats.index(0)
+            points = [30 if s == winner else -30 for s in range(2)]
+            records.append({"table": 0, "deal": deal, "rotation": rotation, "seats": seats, "deal_key": deal,
+                            "outcome": "declare", "winner": winner, "payments": [0 if p > 0 else 30 for p in points],
+                            "points": points, "turns": 20})
+    return records
+
+
+def test_summary_of_an_agent_that_always_wins_against_one_that_cannot():
+    config = ArenaConfig(game="indian", agents=("winner", "loser"), hands=100)
+    summary = summarize(config, planted_records(50))
+    winner, loser = summary["agents"]
+    assert (winner["units"], winner["wins"], loser["wins"]) == (100, 100, 0)
+    assert winner["win_rate"] == 1.0 and loser["win_rate"] == 0.0
+    assert (winner["win_rate_low"], winner["win_rate_high"]) == wilson_interval(100, 100)
+    assert loser["win_rate_high"] == pytest.approx(0.036994, abs=1e-6)
+    assert (winner["mean_points"], winner["points_low"], winner["points_high"]) == (30.0, 30.0, 30.0)
+    assert loser["mean_points"] == -30.0
+    assert winner["rating"] - loser["rating"] == pytest.approx(400 * math.log10(201), rel=1e-6)
+    assert summary["tables"][0]["wins"] == {"winner": 100, "loser": 0}
+
+
+class NeverMelds(Agent):
+    """Basic Rummy: draws from the stock and throws the drawn card back, so it can never go out."""
+
+    name = "never-melds"
+
+    def __init__(self, game, num_players):
+        super().__init__(game, num_players)
+        self.reader = ObservationReader(game, num_players)
+        self.before: list[int] = []
+
+    def act(self, observation, action_mask):
+        hand = self.reader.hand(observation)
+        if action_mask[DRAW_ACTION] and not action_mask[DISCARD_BASE:DISCARD_BASE + 53].any():
+            self.before = hand
+            return DRAW_ACTION
+        drawn = next(c for c in range(53) if hand[c] > self.before[c])
+        return DISCARD_BASE + drawn
+
+
+def test_planted_real_games_the_agent_that_cannot_win_never_does():
+    config = ArenaConfig(game="basic", agents=("rule", "never"), hands=24, seed=3)
+
+    def factory(spec, index):
+        return RuleAgent("basic", 2) if spec == "rule" else NeverMelds("basic", 2)
+
+    records = run_arena(config, progress=False, factory=factory)
+    summary = summarize(config, records)
+    rule, never = summary["agents"]
+    assert never["wins"] == 0 and never["win_rate_low"] == 0.0
+    assert rule["wins"] + rule["stalemates"] + rule["cut_offs"] == rule["units"] == 24
+    assert rule["wins"] >= 20 and rule["mean_points"] > 0
+
+
+# ----------------------------------------------------------------------------- tables, seats, duplicate deals
+
+
+def test_seat_tables_round_robin_and_alternate_fill():
+    assert seat_tables(3, 2) == [(0, 1), (0, 2), (1, 2)]
+    assert seat_tables(4, 3) == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+    assert seat_tables(2, 3) == [(0, 1, 0), (1, 0, 1)]
+    assert seat_tables(2, 4) == [(0, 1, 0, 1)]
+    assert seat_tables(1, 2) == [(0, 0)]
+    assert rotations((0, 1, 2)) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    for table in seat_tables(2, 3):  # every agent sits in every seat across the rotations
+        for agent in set(table):
+            assert all(any(r[s] == agent for r in rotations(table)) for s in range(3))
+
+
+class FirstLook(Agent):
+    """Plays like a random agent and records the hand it is shown at its first decision of each hand.
+
+    Only the player to act changes their own hand, so that is exactly the hand it was dealt.
+    """
+
+    def __init__(self, game, num_players, tag, shown):
+        super().__init__(game, num_players)
+        self.name = tag
+        self.inner = RandomAgent(game, num_players)
+        self.reader = ObservationReader(game, num_players)
+        self.shown = shown
+        self.where = None
+
+    def reset(self, seed=None):
+        self.inner.reset(seed)
+
+    def act(self, observation, action_mask):
+        if self.where not in self.shown:
+            self.shown[self.where] = (self.name, self.reader.hand(observation))
+        return self.inner.act(observation, action_mask)
+
+
+@pytest.mark.parametrize("game,players", [("indian", 2), ("romi", 3), ("basic", 4)])
+def test_duplicate_deals_replay_the_same_shuffle_with_seats_rotated(game, players):
+    config = ArenaConfig(game=game, agents=tuple(f"a{i}" for i in range(players)), num_players=players,
+                         hands=players, seed=7, options={"max_turns": 3 * players})
+    shown: dict = {}
+    pool = {name: FirstLook(game, players, name, shown) for name in config.agents}
+    calls = []
+
+    def lineup(seats):
+        chosen = [pool[config.agents[a]] for a in seats]
+        for seat, agent in enumerate(chosen):
+            agent.where = (calls.__len__() // 1, len(calls), seat)
+        calls.append(seats)
+        return chosen
+
+    def run(deal):
+        shown.clear()
+        calls.clear()
+        records = play_deal(config, 0, deal, lineup)
+        by_seat = {}
+        for (_, rotation, seat), (name, hand) in shown.items():
+            by_seat.setdefault(seat, []).append((name, hand))
+        return records, by_seat
+
+    records, by_seat = run(0)
+    assert len(records) == players and len({r["deal_key"] for r in records}) == 1
+    assert [r["seats"] for r in records] == [list(r) for r in rotations(tuple(range(players)))]
+    for seat, looks in by_seat.items():
+        assert len(looks) == players
+        assert len({name for name, _ in looks}) == players  # a different agent in this seat each time
+        assert all(hand == looks[0][1] for _, hand in looks)  # ... always dealt the same cards
+    _, other = run(1)
+    assert other[0][0][1] != by_seat[0][0][1]
+
+
+def test_results_do_not_depend_on_the_number_of_workers():
+    config = ArenaConfig(game="basic", agents=("random", "rule"), hands=8, seed=5)
+    one = run_arena(config, workers=1, progress=False)
+    two = run_arena(config, workers=2, progress=False)
+    assert one == two
+    assert len(one) == 8
+    again = run_arena(ArenaConfig(game="basic", agents=("random", "rule"), hands=8, seed=6), workers=1, progress=False)
+    assert again != one
+
+
+def test_full_matches_reach_the_target():
+    config = ArenaConfig(game="basic", agents=("random", "rule"), hands=2, matches=True, seed=1)
+    records = run_arena(config, progress=False)
+    assert len(records) == 2
+    for record in records:
+        assert record["outcome"] == "match"
+        assert max(record["totals"]) >= 100 and record["winners"]
+        assert record["hands_played"] >= 1
+    summary = summarize(config, records)
+    assert summary["unit"] == "match" and summary["agents"][1]["wins"] == 2
+
+
+def test_three_players_get_openskill_ratings():
+    config = ArenaConfig(game="romi", agents=("random", "rule", "random"), num_players=3, hands=6, seed=2)
+    summary = summarize(config, run_arena(config, progress=False))
+    kinds = {row["kind"] for row in summary["agents"]}
+    assert kinds == {"openskill"}
+    names = [row["agent"] for row in summary["agents"]]
+    assert names == ["random", "rule", "random#2"]
+    assert summary["agents"][1]["rating"] > max(summary["agents"][0]["rating"], summary["agents"][2]["rating"])
+
+
+# ----------------------------------------------------------------------------- rule beats random
+
+
+@pytest.mark.parametrize("game", ["indian", "basic", "romi"])
+def test_rule_agent_beats_random_clearly(game):
+    config = ArenaConfig(game=game, agents=("random", "rule"), hands=160, seed=11)
+    summary = summarize(config, run_arena(config, progress=False))
+    random_row, rule_row = summary["agents"]
+    assert rule_row["win_rate_low"] > 0.8, rule_row
+    assert rule_row["points_low"] > 20, rule_row
+    assert random_row["wins"] < 0.1 * random_row["units"]
+    assert rule_row["rating"] > random_row["rating"] + 300
+
+
+# ----------------------------------------------------------------------------- the CLI
+
+
+def test_cli_help(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        arena.main(["--help"])
+    assert exit_info.value.code == 0
+    assert "--agents" in capsys.readouterr().out
+
+
+def test_cli_bad_agent_fails_before_any_game(capsys, tmp_path, monkeypatch):
+    played = []
+    monkeypatch.setattr(arena, "play_deal", lambda *a, **k: played.append(a))
+    with pytest.raises(SystemExit) as exit_info:
+        arena.main(["--game", "indian", "--agents", "random", f"ppo:{tmp_path / 'missing.pt'}", "--hands", "4"])
+    assert exit_info.value.code == 2
+    assert "missing.pt" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        arena.main(["--game", "indian", "--agents", "random", "bogus", "--hands", "4"])
+    assert "unknown agent spec 'bogus'" in capsys.readouterr().err
+    assert played == []
+
+
+def test_cli_writes_csv_json_and_png(tmp_path):
+    out = tmp_path / "r"
+    summary = arena.main(["--game", "basic", "--agents", "random", "rule", "--hands", "4", "--workers", "1",
+                          "--no-progress", "--csv", f"{out}.csv", "--json", f"{out}.json", "--plot", f"{out}.png"])
+    rows = list(csv.DictReader(open(f"{out}.csv")))
+    assert [r["agent"] for r in rows] == ["random", "rule"]
+    assert int(rows[0]["units"]) == 4
+    data = json.loads(open(f"{out}.json").read())
+    assert data["config"]["game"] == "basic" and data["agents"][1]["wins"] == summary["agents"][1]["wins"]
+    png = open(f"{out}.png", "rb").read()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+
+
+def test_arena_refuses_bad_configs():
+    with pytest.raises(AgentError, match="num_players=9"):
+        run_arena(ArenaConfig(game="romi", agents=("random",), num_players=9), progress=False)
+    with pytest.raises(AgentError, match="unknown game"):
+        run_arena(ArenaConfig(game="gin", agents=("random",)), progress=False)
+    with pytest.raises(AgentError, match="unknown option"):
+        run_arena(ArenaConfig(game="basic", agents=("random",), options={"wild_joker": True}), progress=False)
+
+
+def test_agents_that_break_the_mask_are_stopped():
+    class Cheater(Agent):
+        name = "cheater"
+
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(action_mask == 0)[0])
+
+    config = ArenaConfig(game="basic", agents=("cheater", "random"), hands=2)
+    with pytest.raises(AgentError, match="'cheater' in seat 0 chose action .* which its mask forbids"):
+        run_arena(config, progress=False, factory=lambda spec, i: Cheater("basic", 2) if spec == "cheater" else RandomAgent("basic", 2))
