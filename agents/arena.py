@@ -487,7 +487,12 @@ def plot_summary(summary: dict, path: str | Path) -> None:
     left.set_xticks(x, names, rotation=20, ha="right")
     left.set_ylim(0, 1)
     left.set_ylabel(f"{summary['unit']} win rate (95% Wilson)")
-    right.bar(x, [r["rating"] for r in rows], color="tab:orange")
+    ratings = np.array([r["rating"] for r in rows], dtype=float)
+    base = float(min(0.0, ratings.min()) if rows[0]["kind"] != "elo" else ratings.min() - 100.0)
+    right.bar(x, ratings - base, bottom=base, color="tab:orange")
+    for xi, value in zip(x, ratings):
+        right.annotate(f"{value:.0f}" if rows[0]["kind"] == "elo" else f"{value:.1f}", (xi, value),
+                       ha="center", va="bottom", fontsize=9)
     right.set_xticks(x, names, rotation=20, ha="right")
     kind = rows[0]["kind"]
     right.set_ylabel("Elo (Bradley-Terry)" if kind == "elo" else "openskill ordinal (mu - 3 sigma)")

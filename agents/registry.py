@@ -10,6 +10,10 @@ spec            agent
 ``ppo-sample:PATH``  the same, sampling from the policy
 ==============  ==============================================================
 
+``rule`` and ``search`` take settings after a colon, for ablations:
+``rule:near_weight=0,lives_boost=0`` (see ``rule_agent.DEFAULT_WEIGHTS``),
+``search:worlds=24,candidates=2`` (see ``SearchAgent``).
+
 A bad spec (unknown name, a checkpoint that is missing, is not a checkpoint, or was trained for
 another game or player count) raises ``AgentError`` naming it, before any game is played.
 """
@@ -41,14 +45,20 @@ def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0,
         from .random_agent import RandomAgent
 
         return RandomAgent(game, num_players, seed)
-    if name == "rule" and not argument:
-        from .rule_agent import RuleAgent
+    if name == "rule":
+        from .rule_agent import DEFAULT_WEIGHTS, RuleAgent
 
-        return RuleAgent(game, num_players, seed, options)
-    if name == "search" and not argument:
-        from .search_agent import SearchAgent
+        settings = _settings(spec, argument, set(DEFAULT_WEIGHTS[game]))
+        agent = RuleAgent(game, num_players, seed, options, **settings)
+        agent.name = spec
+        return agent
+    if name == "search":
+        from .search_agent import SEARCH_SETTINGS, SearchAgent
 
-        return SearchAgent(game, num_players, seed, **options)
+        settings = _settings(spec, argument, set(SEARCH_SETTINGS))
+        agent = SearchAgent(game, num_players, seed, **settings, **options)
+        agent.name = spec
+        return agent
     if name in ("ppo", "ppo-sample"):
         if not argument:
             raise AgentError(f"agent spec {spec!r}: expected {name}:PATH, the path of a policy checkpoint")
@@ -58,3 +68,17 @@ def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0,
         agent.name = spec
         return agent
     raise AgentError(f"unknown agent spec {spec!r}: expected one of {', '.join(AGENT_NAMES)}")
+
+
+def _settings(spec: str, text: str, known: set[str]) -> dict:
+    """``key=value,key=value`` after the agent's name, as numbers; an unknown key is an error naming it."""
+    settings: dict = {}
+    for item in filter(None, text.split(",")):
+        key, equals, value = item.partition("=")
+        if not equals or key not in known:
+            raise AgentError(f"agent spec {spec!r}: unknown setting {item!r}: expected KEY=NUMBER with KEY one of {sorted(known)}")
+        try:
+            settings[key] = int(value) if value.lstrip("-").isdigit() else float(value)
+        except ValueError:
+            raise AgentError(f"agent spec {spec!r}: setting {key}={value!r} is not a number") from None
+    return settings

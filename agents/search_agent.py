@@ -113,23 +113,37 @@ def determinise(view: View, rules, rng: random.Random, seed: int = 0) -> GameSta
     return state
 
 
+SEARCH_SETTINGS = ("worlds", "min_worlds", "candidates", "z", "max_rollout_turns")
+"""The settings a ``search:KEY=VALUE,...`` spec may give."""
+
+
 class SearchAgent(Agent):
-    """Rule agent plus determinised rollouts at draw and discard choices."""
+    """Rule agent plus determinised rollouts at draw and discard choices.
+
+    Deviation is guarded: an alternative replaces the rule agent's choice only when its mean
+    advantage over the guesses (paired, same guess for both) exceeds ``z`` standard errors.
+    Guessing stops early once every alternative is clearly worse.
+    """
 
     name = "search"
 
-    def __init__(self, game: str, num_players: int, seed: int | None = 0, worlds: int = 8, candidates: int = 3,
-                 max_rollout_turns: int = 200, **options):
+    def __init__(self, game: str, num_players: int, seed: int | None = 0, worlds: int = 12, min_worlds: int = 4,
+                 candidates: int = 3, z: float = 1.5, max_rollout_turns: int = 200, **options):
         super().__init__(game, num_players)
         self.rules = make_ruleset(game, num_players, **options)
         self.reader = ObservationReader(game, num_players, **options)
         self.rule = RuleAgent(game, num_players, seed, options)
         self.encoder = ObservationEncoder(self.rules)
-        self.moves = action_layout(game).moves
+        self.layout = action_layout(game)
+        self.moves = self.layout.moves
         self.worlds = worlds
+        self.min_worlds = min(min_worlds, worlds)
         self.candidates = candidates
+        self.z = z
         self.max_rollout_turns = max_rollout_turns
         self.rng = random.Random(seed)
+        self.searched = 0
+        self.deviated = 0
 
     def reset(self, seed: int | None = None) -> None:
         self.rule.reset(seed)
@@ -151,6 +165,9 @@ class SearchAgent(Agent):
         """The actions worth searching, the rule agent's choice first; one means no search."""
         kind = self.moves[choice][0]
         if kind in (DRAW, TAKE_DISCARD):
+            top = view.discard_top
+            if top < 0 or (kind == DRAW and not self.rule._has_neighbour(top, view.hand, view.wild_rank)):
+                return [choice]  # the top can join no meld: nothing to weigh
             other = [int(a) for a in legal if self.moves[a][0] in (DRAW, TAKE_DISCARD) and a != choice]
             return [choice] + other
         if kind != DISCARD:
@@ -158,17 +175,26 @@ class SearchAgent(Agent):
         discardable = [self.moves[a][1] for a in legal if self.moves[a][0] == DISCARD]
         ranked = self.rule.rank_discards(view, discardable)
         base = self.moves[choice][1]
-        order = [base] + [c for c in ranked if c != base]
-        return [action_layout(self.game).action((DISCARD, c, 0)) for c in order[:self.candidates]]
+        order = [base] + [c for c in ranked if c != base and not self.rule._is_jokerlike(c, view.wild_rank)]
+        return [self.layout.action((DISCARD, c, 0)) for c in order[:self.candidates]]
 
     def search(self, view: View, options: list[int]) -> int:
-        """The option with the best total rollout reward over the guesses."""
-        totals = [0.0] * len(options)
+        """The rule agent's choice (``options[0]``) unless an alternative is clearly better in rollouts."""
+        self.searched += 1
+        gains: list[list[float]] = [[] for _ in options]
         for world_index in range(self.worlds):
             world = determinise(view, self.rules, self.rng, seed=self.rng.getrandbits(32))
-            for i, action in enumerate(options):
-                totals[i] += self.rollout(world.clone(), action)
-        best = max(range(len(options)), key=lambda i: (totals[i], -i))
+            base = self.rollout(world.clone(), options[0])
+            for i in range(1, len(options)):
+                gains[i].append(self.rollout(world.clone(), options[i]) - base)
+            if world_index + 1 >= self.min_worlds and all(_upper(g, self.z) <= 0 for g in gains[1:]):
+                break
+        best, best_low = 0, 0.0
+        for i in range(1, len(options)):
+            low = _lower(gains[i], self.z)
+            if low > best_low:
+                best, best_low = i, low
+        self.deviated += best != 0
         return options[best]
 
     def rollout(self, state: GameState, action: int) -> float:
@@ -184,3 +210,24 @@ class SearchAgent(Agent):
         if not state.is_over:
             return 0.0
         return float(state.result.rewards[0])
+
+
+def _mean_and_error(values: list[float]) -> tuple[float, float]:
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, float("inf")
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, (variance / n) ** 0.5
+
+
+def _upper(values: list[float], z: float) -> float:
+    mean, error = _mean_and_error(values)
+    return mean + z * error if error != float("inf") else float("inf")
+
+
+def _lower(values: list[float], z: float) -> float:
+    mean, error = _mean_and_error(values)
+    if error == 0.0:
+        return mean
+    return mean - z * error if error != float("inf") else float("-inf")

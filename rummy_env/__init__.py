@@ -9,8 +9,8 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 _LAZY = {
-    "env": ("rummy_env.env", "env"),
-    "raw_env": ("rummy_env.env", "raw_env"),
+    "env": ("rummy_env.aec_env", "env"),
+    "raw_env": ("rummy_env.aec_env", "raw_env"),
     "make_single_agent": ("rummy_env.single_agent", "make_single_agent"),
 }
 

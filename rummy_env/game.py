@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import compress
 
 from . import solver
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES, format_card, format_cards, make_card
@@ -252,8 +253,11 @@ class GameState:
         opened = self.opened[self.current]
         table = self.table if opened else []
         jokers = min(2, hand[JOKER] + _swappable_jokers(hand, table))
-        by_rank, by_suit = hand_masks(hand, self.rules.ace_high)
-        if top != JOKER and not _has_home(top, by_rank, by_suit, jokers, table, self.rules.ace_high):
+        ace_high = self.rules.ace_high
+        by_rank, by_suit = hand_masks(hand, ace_high)
+        if top != JOKER and not (
+            _hand_home(top, by_rank, by_suit, jokers, ace_high) or _table_home(top, by_suit, jokers, table, ace_high)
+        ):
             return False
         trial = self.clone()
         trial._apply_take_discard()
@@ -620,20 +624,30 @@ def replay(game: str, num_players: int, seed: int | str, moves, first_player: in
 
 
 def _may_go_out(hand, cut: int, table: list[list], rules: RuleSet) -> bool:
-    """A quick necessary condition: at most one natural card (not the cut card) has no home."""
-    jokers = min(2, hand[JOKER] + _swappable_jokers(hand, table))
-    if jokers >= 2:
-        return True  # any card makes a meld with two jokers
+    """Necessary conditions for going out, cheapest first (the search is exact; these only prune).
+
+    1. At most one natural card (not the cut card) has no possible home: no meld with held cards
+       and the jokers that could be had, and no table meld it could reach.
+    2. A relaxation: cards that could go on the table become jokers, and the rest must meld under
+       Indian meld rules (any number of jokers a meld) leaving at most one card for the discard.
+    """
+    swappable = _swappable_jokers(hand, table)
+    jokers = min(2, hand[JOKER] + swappable)
     by_rank, by_suit = hand_masks(hand, rules.ace_high)
+    ace_high = rules.ace_high
     homeless = 0
-    for card in range(NUM_NATURAL):
-        if hand[card] and not _has_home(card, by_rank, by_suit, jokers, table, rules.ace_high):
+    relaxed = hand[:]
+    for card in compress(range(NUM_NATURAL), hand):
+        if _table_home(card, by_suit, jokers, table, ace_high):
+            relaxed[JOKER] += relaxed[card]
+            relaxed[card] = 0
+        elif not _hand_home(card, by_rank, by_suit, jokers, ace_high):
             if card == cut:
                 return False
             homeless += hand[card]
             if homeless > 1:
                 return False
-    return True
+    return solver.min_loose_cards(relaxed) <= 1
 
 
 def _swappable_jokers(hand, table: list[list]) -> int:
@@ -647,18 +661,26 @@ def _swappable_jokers(hand, table: list[list]) -> int:
     return count
 
 
-def _has_home(card: int, by_rank: list[int], by_suit: list[int], jokers: int, table: list[list], ace_high: bool) -> bool:
-    """Whether ``card`` could end up in some meld: with other held cards and jokers, or on the table."""
+def _hand_home(card: int, by_rank: list[int], by_suit: list[int], jokers: int, ace_high: bool) -> bool:
+    """Whether ``card`` could meld with other held cards and ``jokers`` jokers."""
     rank, suit = card % NUM_RANKS, card // NUM_RANKS
     if (by_rank[rank] & ~(1 << suit)).bit_count() + jokers >= 2:
         return True
     held = by_suit[suit]
     top = 13 if ace_high else 12
-    positions = (rank, 13) if (ace_high and rank == 0) else (rank,)
-    for pos in positions:
+    for pos in ((rank, 13) if (ace_high and rank == 0) else (rank,)):
         for low in (pos - 2, pos - 1, pos):
             if 0 <= low and low + 2 <= top and (held & (0b111 << low) & ~(1 << pos)).bit_count() + jokers >= 2:
                 return True
+    return False
+
+
+def _table_home(card: int, by_suit: list[int], jokers: int, table: list[list], ace_high: bool) -> bool:
+    """Whether ``card`` could end up in a table meld: a free set slot, a joker it could swap, or
+    a run end it could reach through held cards and ``jokers`` jokers."""
+    rank, suit = card % NUM_RANKS, card // NUM_RANKS
+    held = by_suit[suit]
+    positions = (rank, 13) if (ace_high and rank == 0) else (rank,)
     for kind, key, low, slots in table:
         if kind == 0:
             if key == rank and (slots[suit] == JOKER or slots[suit] == -1):

@@ -52,8 +52,8 @@ def hand_text(state: GameState, seat: int, color: bool = False) -> str:
         arrangement = solver.best_arrangement(hand, state.rules.game, state.wild_rank)
         if not arrangement.melds and state.rules.game == "indian":
             # Without both lives (I7) the penalty arrangement is all loose cards; show the melds
-            # the hand holds anyway, found under römi's meld rules (same runs, <= 2 jokers each).
-            arrangement = solver.best_arrangement(hand, "romi", state.wild_rank)
+            # the hand holds anyway.
+            arrangement = solver.best_arrangement(hand, "indian", state.wild_rank, lives=False)
         groups = [f"[{cards_text(meld, color)}]" for meld in arrangement.melds]
         loose = sorted(arrangement.deadwood, key=sort_key)
     except (ValueError, KeyError):  # an arrangement is a courtesy: show the plain hand instead

@@ -47,7 +47,6 @@ def _counts(game: str, cards: str | Iterable[str]) -> list[int]:
 def is_meld(game: str, cards: str | Iterable[str], wild_rank: str | None = None) -> bool:
     """Whether ``cards`` form one set or run under ``game``'s rules (G3–G5, I3, B2, R3)."""
     _check_game(game)
-    _counts(game, cards)
     return is_meld_cards(_parse_cards(cards), meld_rules(game), _wild(wild_rank))
 
 

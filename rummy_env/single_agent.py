@@ -31,7 +31,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .env import ENV_NAMES, raw_env
+from .aec_env import ENV_NAMES, raw_env
 
 Opponent = Callable[[np.ndarray, np.ndarray], int]
 

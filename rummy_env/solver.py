@@ -1,32 +1,45 @@
-"""The exact meld solver: best arrangement, lowest penalty, declarations (RULES G3–G5, I2, I3, I5, I7, B2, B5, R3, R7).
+"""The exact meld solver: best arrangement, lowest penalty, declarations.
 
-A hand is a count array over the 53 card types (``rummy_env.cards``). Every function here is exact:
+Rules: G3–G5, I2, I3, I5, I7, B2, B5, R3, R7 of ``RULES.md``.
+
+A hand is a count array over the 53 card types (``rummy_env.cards``); ``wild_rank`` (Indian only)
+is a rank 0..12 whose cards may each be a joker or themselves (I2). Every answer is exact:
 ``tests/test_solver.py`` checks it against a brute force built on ``melds.is_meld_cards``.
 
-How the search is cut down, and why each cut is exact:
+How a hand is solved, and why each shortcut is exact:
 
-* **Suits are independent once the sets are chosen.** A hand is solved by enumerating the ways to
-  take *sets* out of it (only ranks where a set is possible), then solving each suit's *runs*
-  alone, and adding the four suits up under the joker budget and the lives rule (I7).
-* **A suit's answer is a small table** (its *profile*): for each (lives class, jokers used) the
-  least deadwood. It depends only on that suit's 13 counts and the joker budget, so it is
-  memoised across hands (the cache is bounded; it only stores what a pure function returns).
-* **Jokers are placed as few as needed.** A run of ``n`` naturals spanning ``s`` positions takes
-  ``max(3, s) - n`` jokers, a set ``3 - n``; extra jokers never make a meld valid that was not,
-  and only make a run impure. Declaring needs every joker inside a meld, but a leftover joker
-  can always join the second-life run when the hand has at most 16 cards (the run stays at most
-  13 long); larger hands try every number of extra jokers per meld.
-* **A set with one natural is never needed:** the same cards form a run, which also counts as
-  a life. A suit never needs more than two jokers per natural card.
-* **Wild cards (I2)** are jokers unless one is tried as its natural self, which can only matter
-  in a pure run (it needs two natural neighbours in its suit) or in a meld of joker-capable
-  cards only (it needs three of them in the hand); only those choices are enumerated.
+* **Sets first, then each suit alone.** Only ranks holding two suits or more (three without
+  jokers) can hold a set. For every way of giving cards at those ranks to sets (a table lists the
+  splits of a rank's cards into sets and the fewest jokers they take), each suit's remaining
+  cards are solved alone, and the four suits are added up under the joker budget and the lives
+  rule (I7). Suits come with lower bounds, so most ways are cut before they are added up.
+* **A suit's answer is a small table** (its *profile*): the least deadwood for each lives class
+  (pure run or not, runs up to two) and number of jokers used. It depends only on the suit's 13
+  counts, so it is memoised across hands (bounded caches of what a pure function returns; the
+  search inside shares its sub-results too). Cards that no run of the suit can hold with the
+  jokers at hand are taken out first, so that hands share profiles.
+* **Jokers are placed as few as needed**: a run of ``n`` naturals spanning ``s`` positions takes
+  ``max(3, s) - n``, a set ``3 - n``. More never makes a meld that was not one, and only makes a
+  run impure. A declaration needs every joker inside a meld, but a leftover joker can always join
+  the second-life run when the hand has at most 16 cards (that run stays within 13 cards); larger
+  hands try every number of extra jokers in each meld. A suit never needs more than two jokers
+  per card, so budgets are capped (and rounded up to share profiles).
+* **A set with one natural is never needed:** the same cards make a run, which is also a life.
+* **Wild cards (I2)** of a suit may become jokers (the profile records them as jokers handed
+  back). A wild card left as itself must sit in a run: as deadwood it is worth no less as an
+  unused joker. Sets of wild cards only are not needed: they pay nothing, are no life, and their
+  cards can be jokers in the second-life run instead (hands of up to 16 cards).
+* **Declaring with 14 cards** (``declare_discards``): quick counts first (a pure run; cards that
+  cannot meld at all; cards that need two jokers each), then one search of the 14 cards for an
+  arrangement with both lives leaving at most one natural card out, which exists exactly when
+  some discard declares; only then is each discard tried.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, card_values
@@ -62,21 +75,25 @@ _CLASS_SUM = tuple(r + 16 * p for p, r in _CLASSES)
 """Classes as numbers that add: both lives when the sum is at least 16 with at least 2 below it."""
 
 # Suit masks with at least two suits: the sets a rank can hold (a one-natural set is a run).
-_SET_MASKS = tuple(m for m in range(1 << NUM_SUITS) if bin(m).count("1") >= 2)
+_SET_MASKS = tuple(m for m in range(1 << NUM_SUITS) if m.bit_count() >= 2)
 _MASK_SUITS = tuple(tuple(s for s in range(NUM_SUITS) if m >> s & 1) for m in range(1 << NUM_SUITS))
 
 
 _EVEN_BITS = sum(1 << 2 * r for r in range(NUM_RANKS))
+_first = itemgetter(0)
 
 
-def _pareto(entries: list) -> tuple:
-    """Entries (class, jokers, deadwood, …) that no other entry beats on all three."""
+def _pareto(entries: list, exact: bool = False) -> tuple:
+    """Entries (class, jokers, deadwood, …) that no other entry beats on all three.
+
+    With ``exact`` (every joker must be placed) only entries using as many jokers compete.
+    """
     entries.sort(key=lambda e: (e[2], e[1], _CLASS_ORDER[e[0]]))
     kept: list = []
     for e in entries:
         c, u = e[0], e[1]
         for f in kept:
-            if f[1] <= u and _CLASS_GE[f[0]][c]:
+            if (f[1] == u if exact else f[1] <= u) and _CLASS_GE[f[0]][c]:
                 break
         else:
             kept.append(e)
@@ -93,7 +110,7 @@ def _run_candidates(st: Sequence[int], r: int, jmax: int, ace_high: bool, extras
     out: list = []
 
     def emit(pos: tuple, span: int) -> None:
-        length = span if span > 3 else 3
+        length = max(3, span)
         base = length - len(pos)
         if base > jmax:
             return
@@ -321,7 +338,7 @@ class _Game:
             mark = ((None, k),) if k else ()
             inner = self._runs(packed - (k << 2 * wild), budget, extras, memo)
             out.extend((c, u - k, d, runs + mark) for c, u, d, runs in inner)
-        return _pareto(out)
+        return _pareto(out, extras)
 
     def _runs(self, st: int, budget: int, extras: bool, memo: dict) -> tuple:
         """Profile of the cards ``st`` (two bits a rank) where wild cards must sit in runs.
@@ -345,9 +362,15 @@ class _Game:
         ck = (present, r, jmax, extras)
         cands = self.run_cands.get(ck)
         if cands is None:
+            held = [present >> 2 * q & 1 for q in range(NUM_RANKS)]
             cands = self.run_cands[ck] = tuple(
-                (sum(1 << 2 * (p % NUM_RANKS) for p in pos), g, ((pos, g),), (C_PURE if g == 0 else C_RUN) if self.lives else C_NONE)
-                for pos, g in _run_candidates([present >> 2 * q & 1 for q in range(NUM_RANKS)], r, jmax, self.ace_high, extras)
+                (
+                    sum(1 << 2 * (p % NUM_RANKS) for p in pos),  # the cards it takes, two bits a rank
+                    g,
+                    ((pos, g),),
+                    (C_PURE if g == 0 else C_RUN) if self.lives else C_NONE,
+                )
+                for pos, g in _run_candidates(held, r, jmax, self.ace_high, extras)
             )
         add = _CLASS_ADD
         for remove, g, run, rc in cands:
@@ -355,7 +378,7 @@ class _Game:
             for c, u, d, runs in self._runs(st - remove, budget, extras, memo):
                 if u <= top:
                     out.append((add[c][rc], u + g, d, runs + run))
-        got = memo[st] = _pareto(out) if out else ()
+        got = memo[st] = _pareto(out, extras) if out else ()
         return got
 
     # -- the whole hand ------------------------------------------------------------------------
@@ -389,24 +412,26 @@ class _Game:
         got = options[given] = (prof[0][2], prof, need)
         return got
 
-    def solve(self, nat: bytes, printed: int, mode: int, extras: bool = False, limit: int = INF):
+    def solve(self, nat: bytes, printed: int, mode: int, extras: bool = False, limit: int = INF, sums=None):
         """Least deadwood (``FREE``; ``LIVES``: with both lives) over every way to take sets out,
         or ``limit`` when nothing is lower; ``DECLARE``: whether everything melds (I5).
 
-        ``nat`` holds the 52 natural counts (wild cards included), ``printed`` the printed jokers.
+        ``nat`` holds the 52 natural counts (wild cards included), ``printed`` the printed jokers;
+        ``sums``, if known, the four suits' ``summary``.
         """
-        got = self.search(nat, printed, mode, extras, limit, False)
+        got = self.search(nat, printed, mode, extras, limit, False, sums)
         return got if mode != DECLARE else got == 0
 
     def arrange(self, nat: bytes, printed: int, mode: int) -> tuple | None:
         """(deadwood, sets as (rank, suit mask, jokers), the four suits' profile entries) or None."""
         return self.search(nat, printed, mode, False, INF, True)
 
-    def search(self, nat: bytes, printed: int, mode: int, extras: bool, limit: int, trace: bool):
+    def search(self, nat: bytes, printed: int, mode: int, extras: bool, limit: int, trace: bool, sums=None):
         keys = [nat[0:13], nat[13:26], nat[26:39], nat[39:52]]
-        summary = self.summary
-        sums = [summary(k) for k in keys]
-        a, b, c, d = (x[3] for x in sums)
+        if sums is None:
+            summary = self.summary
+            sums = [summary(k) for k in keys]
+        a, b, c, d = sums[0][3], sums[1][3], sums[2][3], sums[3][3]
         wild_bit = self.wild_bit
         jokers = printed  # every joker the hand could field
         if wild_bit:
@@ -458,21 +483,22 @@ class _Game:
                 leaves = grown
             cand >>= 1
             r += 1
-        opts0 = self.suit_options(keys[0], jokers, extras)
-        opts1 = self.suit_options(keys[1], jokers, extras)
-        opts2 = self.suit_options(keys[2], jokers, extras)
-        opts3 = self.suit_options(keys[3], jokers, extras)
+        room = jokers if extras else _room(jokers, 26)  # choices depend on the budget only so far
+        opts0 = self.suit_options(keys[0], room, extras)
+        opts1 = self.suit_options(keys[1], room, extras)
+        opts2 = self.suit_options(keys[2], room, extras)
+        opts3 = self.suit_options(keys[3], room, extras)
         choice = self.choice
         ranked = []
         for used, q0, q1, q2, q3, sets in leaves:
-            o0 = opts0.get(q0) or choice(keys[0], q0, jokers, extras, opts0)
-            o1 = opts1.get(q1) or choice(keys[1], q1, jokers, extras, opts1)
-            o2 = opts2.get(q2) or choice(keys[2], q2, jokers, extras, opts2)
-            o3 = opts3.get(q3) or choice(keys[3], q3, jokers, extras, opts3)
+            o0 = opts0.get(q0) or choice(keys[0], q0, room, extras, opts0)
+            o1 = opts1.get(q1) or choice(keys[1], q1, room, extras, opts1)
+            o2 = opts2.get(q2) or choice(keys[2], q2, room, extras, opts2)
+            o3 = opts3.get(q3) or choice(keys[3], q3, room, extras, opts3)
             low = o0[0] + o1[0] + o2[0] + o3[0]
             if low < best:
                 ranked.append((low, used, o0, o1, o2, o3, sets))
-        ranked.sort(key=lambda x: x[0])
+        ranked.sort(key=_first)
         for low, used, o0, o1, o2, o3, sets in ranked:
             if low >= best:
                 break
@@ -566,11 +592,19 @@ def _game(game: str, wild_rank: int | None) -> _Game:
     return g
 
 
+def clear_caches() -> None:
+    """Forget every memoised suit profile (for benchmarks of a cold start; answers do not change)."""
+    _GAMES.clear()
+
+
 def _bytes(counts: Sequence[int]) -> bytes:
+    """The counts as 53 bytes (a natural card at most twice is checked per suit, in ``summary``)."""
     try:
         b = bytes(counts)
+        if len(b) != NUM_TYPES and not isinstance(counts, (bytes, bytearray)):
+            b = bytes(list(counts))  # e.g. a numpy array of wide integers
     except (TypeError, ValueError):
-        raise ValueError("counts must be 53 counts in 0..255") from None
+        raise ValueError(f"counts must be {NUM_TYPES} counts in 0..255") from None
     if len(b) != NUM_TYPES:
         raise ValueError(f"counts must have {NUM_TYPES} entries, not {len(b)}")
     return b
@@ -584,19 +618,24 @@ def indian_penalty(counts: Sequence[int], wild_rank: int | None = None) -> int:
     """What an Indian hand pays (I7): its deadwood if it has both lives, else all its cards."""
     g = _GAMES.get(("indian", wild_rank)) or _game("indian", wild_rank)
     b = _bytes(counts)
-    summary = g.summary
-    s0 = summary(b[0:13])
-    s1 = summary(b[13:26])
-    s2 = summary(b[26:39])
-    s3 = summary(b[39:52])
+    known = g.summaries
+    k0, k1, k2, k3 = b[0:13], b[13:26], b[26:39], b[39:52]
+    s0 = known.get(k0) or g.summary(k0)
+    s1 = known.get(k1) or g.summary(k1)
+    s2 = known.get(k2) or g.summary(k2)
+    s3 = known.get(k3) or g.summary(k3)
     total = s0[0] + s1[0] + s2[0] + s3[0]
     pure = s0[1] + s1[1] + s2[1] + s3[1]
     if not pure:
         return total  # I5: no pure run, no lives
-    if pure == 1 and not b[JOKER] and not (s0[2] or s1[2] or s2[2] or s3[2]):
-        if wild_rank is None or not (s0[3] | s1[3] | s2[3] | s3[3]) & g.wild_bit:
-            return total  # no joker and one pure run: no second life
-    return g.solve(b[:NUM_NATURAL], b[JOKER], LIVES, limit=total)
+    if (
+        pure == 1
+        and not b[JOKER]
+        and not (s0[2] or s1[2] or s2[2] or s3[2])
+        and not (s0[3] | s1[3] | s2[3] | s3[3]) & g.wild_bit
+    ):
+        return total  # no joker, no wild card and one pure run: no second life
+    return g.solve(b[:NUM_NATURAL], b[JOKER], LIVES, False, total, (s0, s1, s2, s3))
 
 
 def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None) -> int:
@@ -605,6 +644,27 @@ def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None)
     b = _bytes(counts)
     if g.cap == 0 and b[JOKER]:
         raise ValueError(f"{game!r} has no jokers")
+    known = g.summaries
+    k0, k1, k2, k3 = b[0:13], b[13:26], b[26:39], b[39:52]
+    s0 = known.get(k0) or g.summary(k0)
+    s1 = known.get(k1) or g.summary(k1)
+    s2 = known.get(k2) or g.summary(k2)
+    s3 = known.get(k3) or g.summary(k3)
+    m0, m1, m2, m3 = s0[3], s1[3], s2[3], s3[3]
+    if (
+        not (b[JOKER] or s0[1] or s1[1] or s2[1] or s3[1])
+        and not (m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1))
+        and not (m0 | m1 | m2 | m3) & g.wild_bit
+    ):
+        return s0[0] + s1[0] + s2[0] + s3[0]  # no run, no set, no joker: nothing melds
+    return g.solve(b[:NUM_NATURAL], b[JOKER], FREE, False, INF, (s0, s1, s2, s3))
+
+
+def min_loose_cards(counts: Sequence[int]) -> int:
+    """Fewest natural cards left outside melds under Indian meld rules (ace high, any number of
+    jokers a meld): a relaxation that bounds the römi going-out search (R4)."""
+    g = _GAMES.get(("count", None)) or _game("count", None)
+    b = _bytes(counts)
     return g.solve(b[:NUM_NATURAL], b[JOKER], FREE)
 
 
@@ -629,11 +689,10 @@ def _lost_cards(g: _Game, sums: list, jokers: int) -> tuple[list[int], int]:
     if jokers == 0:
         in_set = (m[0] & m[1] & (m[2] | m[3])) | (m[2] & m[3] & (m[0] | m[1]))
         return [x[7] & ~in_set & ~wild_bit for x in sums], 0
-    everyone = m[0] | m[1] | m[2] | m[3]
     lone = []
     need = 0
     for s, x in enumerate(sums):
-        others = (m[(s + 1) % 4] | m[(s + 2) % 4] | m[(s + 3) % 4]) & everyone
+        others = m[(s + 1) % 4] | m[(s + 2) % 4] | m[(s + 3) % 4]
         mask = x[5] & ~others & ~wild_bit
         lone.append(mask)
         if mask:
@@ -651,7 +710,7 @@ def _declarable(g: _Game, b: bytes, size: int) -> bool:
     lost, need = _lost_cards(g, sums, jokers)
     if (lost[0] or lost[1] or lost[2] or lost[3]) if jokers < 2 else need > jokers:
         return False
-    return g.solve(b[:NUM_NATURAL], b[JOKER], DECLARE, size > 16)
+    return g.solve(b[:NUM_NATURAL], b[JOKER], DECLARE, size > 16, INF, sums)
 
 
 def can_declare(counts: Sequence[int], wild_rank: int | None = None) -> bool:
@@ -686,14 +745,14 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
         if need - 2 > jokers:
             return []
         candidates = [s * NUM_RANKS + r for s in range(NUM_SUITS) for r in range(NUM_RANKS) if lost[s] >> r & 1]
-    if sum(b) <= 17:
-        # Some discard declares exactly when the cards can be arranged, with both lives, leaving at
-        # most one natural card out: that card is the discard; a leftover joker is one too; and with
-        # nothing left over some meld has four cards or more and can spare an end card. (The 13
-        # kept cards can always take the leftover jokers into the second life.)
-        unit = _GAMES.get(("count", wild_rank)) or _game("count", wild_rank)
-        if unit.solve(b[:NUM_NATURAL], b[JOKER], LIVES, limit=2) > 1:
-            return []
+    # If a discard declares, the cards have an arrangement with both lives that leaves at most
+    # one natural card out (the discard). With 14 cards the converse holds too: a natural card
+    # left out is the discard, so is a leftover joker (the 13 kept cards can take the others
+    # into the second life), and with nothing left over some meld has four cards or more and can
+    # spare an end card. One search, counting cards instead of points, settles most hands.
+    unit = _GAMES.get(("count", wild_rank)) or _game("count", wild_rank)
+    if unit.solve(b[:NUM_NATURAL], b[JOKER], LIVES, limit=2) > 1:
+        return []
     size = sum(b) - 1
     hand = bytearray(b)
     out = []
@@ -706,10 +765,12 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
     return out
 
 
-def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = None) -> Arrangement:
+def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = None, lives: bool = True) -> Arrangement:
     """The arrangement with the lowest penalty (I7 for Indian; deadwood value for Basic and römi).
 
-    Indian without both lives pays for every card: the arrangement is then all deadwood.
+    Indian without both lives pays for every card: the arrangement is then all deadwood. With
+    ``lives=False`` an Indian hand gets its least-deadwood arrangement whatever its runs (the
+    ``min_deadwood`` value), e.g. to show the melds a hand holds.
     """
     g = _GAMES.get((game, wild_rank)) or _game(game, wild_rank)
     b = _bytes(counts)
@@ -717,7 +778,7 @@ def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = N
         raise ValueError(f"{game!r} has no jokers")
     values = g.values
     total = sum(values[c] * n for c, n in enumerate(b))
-    got = g.arrange(b[:NUM_NATURAL], b[JOKER], LIVES if g.lives else FREE)
+    got = g.arrange(b[:NUM_NATURAL], b[JOKER], LIVES if g.lives and lives else FREE)
     if got is None:
         return Arrangement(total, (), tuple(c for c in range(NUM_TYPES) for _ in range(b[c])))
     dw, sets, entries = got

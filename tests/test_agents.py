@@ -262,13 +262,18 @@ def test_make_agent_builds_each_named_agent():
     assert isinstance(make_agent("random", "indian", 2, seed=1), RandomAgent)
     assert isinstance(make_agent("rule", "romi", 3), RuleAgent)
     assert make_agent("rule", "basic").name == "rule"
+    tuned = make_agent("rule:near_weight=0,max_outs=6", "indian", 2)
+    assert (tuned.near_weight, tuned.max_outs, tuned.lives_boost) == (0, 6, 2.0)
+    assert tuned.name == "rule:near_weight=0,max_outs=6"
 
 
 @pytest.mark.parametrize("spec,message", [
     ("randm", "unknown agent spec 'randm'"),
     ("", "agent spec ''"),
     ("ppo", "expected ppo:PATH"),
-    ("rule:extra", "unknown agent spec 'rule:extra'"),
+    ("rule:extra", "agent spec .rule:extra.: unknown setting .extra."),
+    ("rule:near_weight=x", "setting near_weight=.x. is not a number"),
+    ("search:speed=2", "unknown setting .speed=2."),
 ])
 def test_bad_agent_spec_is_an_error_naming_it(spec, message):
     with pytest.raises(AgentError, match=message):

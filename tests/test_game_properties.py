@@ -92,18 +92,18 @@ def all_moves(state: GameState) -> list[tuple[int, int, int]]:
     return moves
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(game_setups)
 def test_listed_moves_are_accepted_and_unlisted_moves_refused_unchanged(setup):
     game, players, seed = setup
     state = GameState.new(game, players, seed=seed)
     rng = random.Random(seed)
-    for _ in range(60):
+    for _ in range(40):
         if state.is_over:
             break
         legal = set(state.legal_moves())
-        before = json.dumps(state.to_dict())
-        for move in rng.sample(all_moves(state), 40) + list(legal):
+        before = state.to_dict()
+        for move in rng.sample(all_moves(state), 15) + list(legal):
             trial = state.clone()
             if move in legal:
                 trial.apply(move)
@@ -112,7 +112,7 @@ def test_listed_moves_are_accepted_and_unlisted_moves_refused_unchanged(setup):
                 with pytest.raises(IllegalMoveError) as err:
                     trial.apply(move)
                 assert MOVE_NAMES[move[0]].split("_")[0] in str(err.value) or "meld" in str(err.value)
-                assert json.dumps(trial.to_dict()) == before
+                assert trial.to_dict() == before
         state.apply(rng.choice(sorted(legal)))
 
 

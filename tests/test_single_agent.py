@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 
 from rummy_env import encoding as E
 from rummy_env import make_single_agent
-from rummy_env.env import IllegalActionError
+from rummy_env.aec_env import IllegalActionError
 from rummy_env.single_agent import RandomOpponent, SingleAgentRummyEnv
 
 

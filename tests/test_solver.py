@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -53,13 +53,21 @@ def meld_kind(cards: list[int], game: str, wild: int | None) -> tuple[int, int]:
     return pure, run
 
 
+@cache
+def meld_info(cards: tuple, game: str, wild: int | None) -> tuple[int, int] | None:
+    """``meld_kind`` of the cards if ``is_meld_cards`` says they are a meld, else None."""
+    if not is_meld_cards(list(cards), MELD_RULES[game], wild):
+        return None
+    return meld_kind(list(cards), game, wild)
+
+
 def brute_force(counts: list[int], game: str, wild: int | None = None) -> dict:
     """Every lives class an arrangement can reach -> (least deadwood value, fewest deadwood cards)."""
     values = values_of(game, wild)
     capable = [t == JOKER or (wild is not None and t < 52 and rank_of(t) == wild) for t in range(53)]
     order = [t for t in range(53) if not capable[t]] + [t for t in range(53) if capable[t]]
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(rest: tuple) -> dict:
         c = next((t for t in order if rest[t]), None)
         if c is None:
@@ -75,31 +83,43 @@ def brute_force(counts: list[int], game: str, wild: int | None = None) -> dict:
         for cls, (value, count) in best(tuple(after)).items():  # c is deadwood
             put(cls, value + values[c], count + 1)
         if capable[c]:  # only joker-capable cards are left
-            groups = [[t for t in range(53) if after[t]]]
+            groups = [([t for t in range(53) if after[t]], 12)]
         else:
             jokers = [t for t in range(53) if after[t] and capable[t]]
             same_rank = [t for t in range(52) if after[t] and not capable[t] and rank_of(t) == rank_of(c) and t != c]
             same_suit = [t for t in range(52) if after[t] and not capable[t] and suit_of(t) == suit_of(c) and t != c]
-            groups = [same_rank + jokers, same_suit + jokers]
+            groups = [(same_rank + jokers, 3), (same_suit + jokers, 12)]  # a set holds 4 cards, a run 13
         seen = set()
-        for group in groups:
-            for ks in itertools.product(*[range(after[t] + 1) for t in group]):
-                if not 2 <= sum(ks) <= 12:
+        for group, most in groups:
+            for extra in submultisets(group, after, most):
+                if len(extra) < 2:
                     continue
-                meld = [c] + [t for t, k in zip(group, ks) for _ in range(k)]
-                key = tuple(sorted(meld))
-                if key in seen or not is_meld_cards(meld, MELD_RULES[game], wild):
+                key = tuple(sorted([c] + extra))
+                if key in seen:
                     continue
                 seen.add(key)
-                kind = meld_kind(meld, game, wild)
+                kind = meld_info(key, game, wild)
+                if kind is None:
+                    continue
                 left = list(after)
-                for t in meld[1:]:
+                for t in extra:
                     left[t] -= 1
                 for (p, r), (value, count) in best(tuple(left)).items():
                     put((min(1, p + kind[0]), min(2, r + kind[1])), value, count)
         return out
 
     return best(tuple(counts))
+
+
+def submultisets(types: list[int], counts, most: int):
+    """Every multiset of at most ``most`` cards drawn from ``types`` (with ``counts`` copies)."""
+    if not types:
+        yield []
+        return
+    first, rest = types[0], types[1:]
+    for k in range(min(counts[first], most) + 1):
+        for tail in submultisets(rest, counts, most - k):
+            yield [first] * k + tail
 
 
 def bf_penalty(counts, game, wild=None) -> int:
@@ -180,6 +200,10 @@ def test_random_hands_match_brute_force(game):
         free = min(v for v, _ in found.values())
         assert solver.min_deadwood(counts, game, wild) == free, shown
         if game == "indian":
+            loose = solver.best_arrangement(counts, game, wild, lives=False)
+            check_arrangement(counts, game, wild, loose)
+            assert loose.penalty == free, shown
+        if game == "indian":
             total = sum(v * n for v, n in zip(values_of(game, wild), counts))
             penalty = min(total, found.get(LIVES, (total, 0))[0])
             assert solver.indian_penalty(counts, wild) == penalty, shown
@@ -193,18 +217,19 @@ def test_random_hands_match_brute_force(game):
 def test_I5_random_13_card_declarations_match_brute_force():
     rng = random.Random(4)
     declared = 0
-    for _ in range(400):
+    for _ in range(300):
         wild = rng.choice([None, rng.randrange(13)])
         counts = meld_rich(rng, 13, "indian")
         expected = bf_declare(counts, wild)
         declared += expected
         assert solver.can_declare(counts, wild) == expected, format_cards(from_counts(counts))
-    assert declared > 50  # the hands do exercise declarations
+    assert declared > 40  # the hands do exercise declarations
 
 
 def test_I5_declare_discards_match_brute_force():
     rng = random.Random(5)
-    for _ in range(30):
+    nonempty = 0
+    for _ in range(22):
         wild = rng.choice([None, rng.randrange(13)])
         counts = meld_rich(rng, 14, "indian")
         expected = []
@@ -214,7 +239,9 @@ def test_I5_declare_discards_match_brute_force():
                 if bf_declare(counts, wild):
                     expected.append(d)
                 counts[d] += 1
+        nonempty += bool(expected)
         assert solver.declare_discards(counts, wild) == expected, format_cards(from_counts(counts))
+    assert nonempty >= 5
 
 
 def test_I5_declare_discards_match_can_declare():
@@ -239,7 +266,7 @@ def test_larger_hands_match_brute_force():
     # Hands beyond 16 cards, where a leftover joker may find no room (every run at 13, or only the
     # pure run left to take it), and hands of 15-18 cards in general.
     rng = random.Random(7)
-    for _ in range(25):
+    for _ in range(12):
         wild = rng.choice([None, rng.randrange(13)])
         counts = meld_rich(rng, rng.randint(15, 18), "indian")
         shown = format_cards(from_counts(counts))
@@ -304,7 +331,7 @@ def test_I5_declare_discards_only_what_cannot_meld():
     #   … + Ac 5d: Jc Qc Kc Ac is a run (ace high), so discarding 5d declares, and only that
     fourteen = hand("2s 3s 4s 6h 7h 8h 9d 9c 9h Jc Qc Kc Ac 5d")
     assert solver.declare_discards(fourteen) == parse_cards("5d")
-    #   … + 5d * : discard 5d (the joker joins a run) or the joker? 5d alone cannot meld
+    #   … + 5d * : 5d would need two jokers, so it goes; the joker joins a run
     fourteen = hand("2s 3s 4s 6h 7h 8h 9d 9c 9h Jc Qc Kc 5d *")
     assert solver.declare_discards(fourteen) == parse_cards("5d")
 

@@ -391,20 +391,3 @@ class raw_env(AECEnv, EzPickle):
     def describe_action(self, action: int) -> str:
         """``action`` in words for the current state, e.g. ``"action 7 (discard 6s)"``."""
         return f"action {int(action)} {self.game_state.describe_move(self._layout.move(action))}"
-
-
-class _CallableModule(type(operator)):
-    """This module, callable as ``env(...)``.
-
-    ``rummy_env.env`` names both this module and the ``env`` function. Python's import system
-    binds the package attribute ``rummy_env.env`` to the module once it is loaded, so
-    ``from rummy_env import env`` can yield the module; calling it still builds an environment.
-    """
-
-    def __call__(self, *args, **kwargs):
-        return env(*args, **kwargs)
-
-
-import sys as _sys  # noqa: E402
-
-_sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,89 @@
+"""Solver speed: hands per second of the exact solver on random hands, one core.
+
+Figures (median of ``--runs`` runs, each on freshly dealt hands from its own seed):
+
+* ``indian_penalty``: 13 cards from two decks and two printed jokers (106 cards), no wild rank;
+  ``indian_penalty_wild``: the same with a random wild rank (I2);
+* ``declare_discards``: 14 cards, the same decks (the engine asks this at every Indian discard);
+  ``declare_discards_wild``: with a random wild rank;
+* ``min_deadwood_basic``: 10 cards from one deck; ``min_deadwood_romi``: 13 cards from 106.
+
+The solver memoises suit profiles across hands, so a long training run gets faster as it goes:
+each figure is taken after ``--warmup`` hands from another seed; ``indian_penalty_cold`` is the
+first hands of a fresh process, before any warm-up. Time is CPU time of this process
+(``time.process_time``), so other work on the machine does not count against it.
+
+    python benchmarks/bench_solver.py --seconds 2 --runs 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from rummy_env import solver
+from rummy_env.cards import JOKER, to_counts
+
+TWO_DECKS = [c for c in range(52) for _ in range(2)] + [JOKER, JOKER]
+ONE_DECK = list(range(52))
+
+# name: (function of (counts, wild rank), deck, hand size, with a random wild rank)
+CASES: dict[str, tuple[Callable, list[int], int, bool]] = {
+    "indian_penalty": (solver.indian_penalty, TWO_DECKS, 13, False),
+    "indian_penalty_wild": (solver.indian_penalty, TWO_DECKS, 13, True),
+    "declare_discards": (solver.declare_discards, TWO_DECKS, 14, False),
+    "declare_discards_wild": (solver.declare_discards, TWO_DECKS, 14, True),
+    "min_deadwood_basic": (lambda c, w: solver.min_deadwood(c, "basic"), ONE_DECK, 10, False),
+    "min_deadwood_romi": (lambda c, w: solver.min_deadwood(c, "romi"), TWO_DECKS, 13, False),
+}
+
+
+def deal(rng: random.Random, deck: list[int], size: int, wild: bool, count: int) -> list[tuple[list[int], int | None]]:
+    return [(to_counts(rng.sample(deck, size)), rng.randrange(13) if wild else None) for _ in range(count)]
+
+
+def hands_per_second(name: str, seconds: float, seed: int) -> float:
+    """Hands/s of one case on fresh hands from ``seed`` for about ``seconds`` of CPU time."""
+    fn, deck, size, wild = CASES[name]
+    rng = random.Random(seed)
+    done = 0
+    spent = 0.0
+    while spent < seconds:
+        batch = deal(rng, deck, size, wild, 500)
+        start = time.process_time()
+        for counts, w in batch:
+            fn(counts, w)
+        spent += time.process_time() - start
+        done += len(batch)
+    return done / spent
+
+
+def solver_figures(seconds: float = 1.0, runs: int = 5, warmup: int = 20000) -> dict[str, float]:
+    """Hands/s per case (median of ``runs`` runs of about ``seconds`` each), plus the cold start."""
+    out = {}
+    solver.clear_caches()
+    out["indian_penalty_cold"] = hands_per_second("indian_penalty", min(seconds, 0.5), seed=10_000)
+    for name, (fn, deck, size, wild) in CASES.items():
+        for counts, w in deal(random.Random(20_000), deck, size, wild, warmup):
+            fn(counts, w)
+        out[name] = statistics.median(hands_per_second(name, seconds, seed=r) for r in range(runs))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds of one timed run per case")
+    parser.add_argument("--runs", type=int, default=5, help="runs per case; the median is printed")
+    parser.add_argument("--warmup", type=int, default=20000, help="hands solved before timing each case")
+    args = parser.parse_args(argv)
+    figures = solver_figures(args.seconds, args.runs, args.warmup)
+    print(f"{'case':<24}{'hands/s':>12}")
+    for name, rate in figures.items():
+        print(f"{name:<24}{rate:>12,.0f}")
+
+
+if __name__ == "__main__":
+    main()
