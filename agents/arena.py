@@ -121,7 +121,8 @@ def play_hand(state: GameState, agents: Sequence[Agent], encoder: ObservationEnc
         mask = action_mask(state)
         action = agents[seat].act(observation, mask)
         if not (0 <= action < mask.size and mask[action]):
-            raise AgentError(f"agent {agents[seat].name!r} in seat {seat} chose action {action!r}, which its mask forbids")
+            raise AgentError(f"agent {agents[seat].name!r} in seat {seat} chose action {action!r}, "
+                             "which its mask forbids")
         state.apply(moves[action])
     return state
 
@@ -132,7 +133,8 @@ def deal_key(state: GameState) -> int:
     return zlib.crc32(repr(data).encode())
 
 
-def play_deal(config: ArenaConfig, table_index: int, deal: int, seat_agents: Callable[[tuple[int, ...]], list[Agent]]) -> list[dict]:
+def play_deal(config: ArenaConfig, table_index: int, deal: int,
+              seat_agents: Callable[[tuple[int, ...]], list[Agent]]) -> list[dict]:
     """Every rotation of table ``table_index`` on deal ``deal``: one record per hand (or match)."""
     rules = make_ruleset(config.game, config.num_players, **config.options)
     encoder = ObservationEncoder(rules)
@@ -257,7 +259,8 @@ def run_arena(config: ArenaConfig, workers: int = 1, progress: bool = True,
                 records.extend(got)
                 bar.update(len(got))
         else:
-            context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+            context = multiprocessing.get_context(method)
             with context.Pool(workers, initializer=_init_worker, initargs=(config,)) as workers_pool:
                 for got in workers_pool.imap(_run_task, tasks, chunksize=1):
                     records.extend(got)
@@ -371,7 +374,8 @@ def summarize(config: ArenaConfig, records: Sequence[dict]) -> dict:
             "wins": {names[a]: t["wins"][a] for a in set(config.tables[index])},
             "mean_points": {names[a]: t["points"][a] / t["seat_units"][a] for a in set(config.tables[index])},
         })
-    return {"config": _config_dict(config), "unit": "match" if config.matches else "hand", "agents": agents, "tables": table_rows}
+    unit = "match" if config.matches else "hand"
+    return {"config": _config_dict(config), "unit": unit, "agents": agents, "tables": table_rows}
 
 
 def _config_dict(config: ArenaConfig) -> dict:
@@ -480,7 +484,8 @@ def plot_summary(summary: dict, path: str | Path) -> None:
     rows = summary["agents"]
     names = [r["agent"] for r in rows]
     rates = np.array([r["win_rate"] for r in rows], dtype=float)
-    errors = np.array([[r["win_rate"] - r["win_rate_low"] for r in rows], [r["win_rate_high"] - r["win_rate"] for r in rows]])
+    errors = np.array([[r["win_rate"] - r["win_rate_low"] for r in rows],
+                       [r["win_rate_high"] - r["win_rate"] for r in rows]])
     figure, (left, right) = plt.subplots(1, 2, figsize=(4 + 1.6 * len(rows), 4))
     x = np.arange(len(rows))
     left.bar(x, rates, yerr=errors, capsize=6, color="tab:blue")
@@ -531,12 +536,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--game", required=True, choices=GAMES, help="the game to play")
     parser.add_argument("--agents", required=True, nargs="+", metavar="SPEC", help="agents to compare (at least one)")
-    parser.add_argument("--hands", type=int, default=2000, help="hands (matches with --matches) per table, rounded up to whole deals (default 2000)")
+    parser.add_argument("--hands", type=int, default=2000,
+                        help="hands (matches with --matches) per table, rounded up to whole deals (default 2000)")
     parser.add_argument("--players", type=int, default=2, help="seats at each table (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the agents (default 0)")
-    parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores); results do not depend on it")
-    parser.add_argument("--matches", action="store_true", help="play full matches (to 400 / 100 / 250 points) instead of single hands")
-    parser.add_argument("--max-match-hands", type=int, default=200, help="hands after which a match is cut off (default 200)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="processes (default: all cores); results do not depend on it")
+    parser.add_argument("--matches", action="store_true",
+                        help="play full matches (to 400 / 100 / 250 points) instead of single hands")
+    parser.add_argument("--max-match-hands", type=int, default=200,
+                        help="hands after which a match is cut off (default 200)")
     parser.add_argument("--option", action="append", default=[], type=_parse_option, metavar="KEY=VALUE",
                         help="a rule option of the game (RULES), e.g. wild_joker=true; repeatable")
     parser.add_argument("--csv", metavar="FILE", help="write the per-agent table as CSV")

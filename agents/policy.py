@@ -94,7 +94,8 @@ def _plain(value, where: str):
     try:
         json.dumps(value, allow_nan=True)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"{where}: only plain values (numbers, strings, lists, dicts, None) may be stored: {error}") from None
+        raise ValueError(f"{where}: only plain values (numbers, strings, lists, dicts, None) may be stored: "
+                         f"{error}") from None
     return value
 
 
@@ -147,17 +148,22 @@ def load_checkpoint(path: str | os.PathLike, game: str | None = None,
     except Exception as error:  # noqa: BLE001 - any garbage may be handed to the unpickler
         raise CheckpointError(f"checkpoint {str(source)!r}: not a rummy-env policy checkpoint "
                               f"(torch.load with weights_only failed: {type(error).__name__})") from None
+    name = repr(str(source))
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"checkpoint {str(source)!r}: not a rummy-env policy checkpoint (no format {CHECKPOINT_FORMAT!r})")
+        raise CheckpointError(f"checkpoint {name}: not a rummy-env policy checkpoint (no format {CHECKPOINT_FORMAT!r})")
     if payload.get("version") != CHECKPOINT_VERSION:
-        raise CheckpointError(f"checkpoint {str(source)!r}: format version {payload.get('version')!r}, this code reads {CHECKPOINT_VERSION}")
-    missing = [k for k in ("game", "num_players", "observation_size", "num_actions", "model", "state_dict") if k not in payload]
+        raise CheckpointError(f"checkpoint {name}: format version {payload.get('version')!r}, "
+                              f"this code reads {CHECKPOINT_VERSION}")
+    required = ("game", "num_players", "observation_size", "num_actions", "model", "state_dict")
+    missing = [k for k in required if k not in payload]
     if missing:
         raise CheckpointError(f"checkpoint {str(source)!r}: incomplete, lacks {', '.join(missing)}")
     trained = (payload["game"], payload["num_players"])
     if (game is not None and game != trained[0]) or (num_players is not None and num_players != trained[1]):
-        asked = f"{game if game is not None else trained[0]!r} with {num_players if num_players is not None else trained[1]} players"
-        raise CheckpointError(f"checkpoint {str(source)!r} was trained for {trained[0]!r} with {trained[1]} players, not {asked}")
+        asked_game = game if game is not None else trained[0]
+        asked_players = num_players if num_players is not None else trained[1]
+        raise CheckpointError(f"checkpoint {name} was trained for {trained[0]!r} with {trained[1]} players, "
+                              f"not {asked_game!r} with {asked_players} players")
     expected = (observation_size(trained[0], trained[1]), num_actions(trained[0]))
     if (payload["observation_size"], payload["num_actions"]) != expected:
         raise CheckpointError(f"checkpoint {str(source)!r}: observation size {payload['observation_size']} and "
@@ -167,7 +173,9 @@ def load_checkpoint(path: str | os.PathLike, game: str | None = None,
         model = MaskedActorCritic(payload["observation_size"], payload["num_actions"], **payload["model"])
         model.load_state_dict(payload["state_dict"])
     except (TypeError, ValueError, RuntimeError) as error:
-        raise CheckpointError(f"checkpoint {str(source)!r}: its weights do not fit the network it describes ({str(error).splitlines()[0]})") from None
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise CheckpointError(f"checkpoint {name}: its weights do not fit the network it describes "
+                              f"({first_line})") from None
     model.eval()
     meta = {k: v for k, v in payload.items() if k != "state_dict"}
     return model, meta

@@ -76,7 +76,8 @@ def _settings(spec: str, text: str, known: set[str]) -> dict:
     for item in filter(None, text.split(",")):
         key, equals, value = item.partition("=")
         if not equals or key not in known:
-            raise AgentError(f"agent spec {spec!r}: unknown setting {item!r}: expected KEY=NUMBER with KEY one of {sorted(known)}")
+            raise AgentError(f"agent spec {spec!r}: unknown setting {item!r}: "
+                             f"expected KEY=NUMBER with KEY one of {sorted(known)}")
         try:
             settings[key] = int(value) if value.lstrip("-").isdigit() else float(value)
         except ValueError:

@@ -47,13 +47,14 @@ import numpy as np
 from rummy_env import solver
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES, card_values
 from rummy_env.encoding import DISCARD_BASE, action_layout
-from rummy_env.game import DECLARE, DISCARD, DRAW, MELD, PLACE, TAKE_CUT, TAKE_DISCARD
+from rummy_env.game import DECLARE, DRAW, MELD, PLACE, TAKE_CUT, TAKE_DISCARD
 from rummy_env.table import template_index
 
 from .base import Agent, legal_actions
 from .view import ObservationReader, View
 
 _CACHE_LIMIT = 50_000
+_ALL_LIVE = [1] * NUM_TYPES
 
 DEFAULT_WEIGHTS = {
     "indian": {"near_weight": 3.0, "danger_weight": 1.0, "max_outs": 4, "lives_boost": 2.0, "late_weight": 1.0},
@@ -81,7 +82,8 @@ class RuleAgent(Agent):
         super().__init__(game, num_players)
         unknown = sorted(set(weights) - set(DEFAULT_WEIGHTS[game]))
         if unknown:
-            raise TypeError(f"RuleAgent: unknown weight {unknown[0]!r}: expected one of {sorted(DEFAULT_WEIGHTS[game])}")
+            raise TypeError(f"RuleAgent: unknown weight {unknown[0]!r}: "
+                            f"expected one of {sorted(DEFAULT_WEIGHTS[game])}")
         weights = DEFAULT_WEIGHTS[game] | weights
         self.weights = weights
         self.reader = ObservationReader(game, num_players, **(options or {}))
@@ -257,7 +259,8 @@ class RuleAgent(Agent):
         for other in range(NUM_NATURAL):
             if not known[other] or other == card:
                 continue
-            if other % NUM_RANKS == rank or (other // NUM_RANKS == suit and self._run_outs(card, other, [1] * NUM_TYPES) is not None):
+            same_rank = other % NUM_RANKS == rank
+            if same_rank or (other // NUM_RANKS == suit and self._run_outs(card, other, _ALL_LIVE) is not None):
                 partners += 1
         score = 0.0
         if partners >= 2:
@@ -337,7 +340,8 @@ class RuleAgent(Agent):
         pure = runs = 0
         for meld in melds:
             naturals = [c for c in meld if c != JOKER]
-            if len({c // NUM_RANKS for c in naturals}) == 1 and len({c % NUM_RANKS for c in naturals}) == len(naturals) and len(naturals) > 1:
+            one_suit = len({c // NUM_RANKS for c in naturals}) == 1
+            if one_suit and len(naturals) > 1 and len({c % NUM_RANKS for c in naturals}) == len(naturals):
                 runs += 1
                 if len(naturals) == len(meld):
                     pure += 1

@@ -22,7 +22,7 @@ import numpy as np
 
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES
 from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
-from rummy_env.game import DECLARE, DISCARD, DRAW, PHASE_DRAW, PHASE_PLAY, TAKE_CUT, TAKE_DISCARD, GameState
+from rummy_env.game import DISCARD, DRAW, PHASE_DRAW, PHASE_PLAY, TAKE_DISCARD, GameState
 from rummy_env.melds import RUN, SET
 from rummy_env.ruleset import make_ruleset
 

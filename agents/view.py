@@ -92,7 +92,8 @@ class ObservationReader:
         """The named parts of ``observation`` (a vector of this game's observation size)."""
         obs = np.asarray(observation)
         if obs.shape != (self.size,):
-            raise ValueError(f"observation of shape {obs.shape}: {self.game!r} with {self.num_players} players has ({self.size},)")
+            raise ValueError(f"observation of shape {obs.shape}: {self.game!r} with {self.num_players} players "
+                             f"has ({self.size},)")
         s = self.slices
         n = self.num_players
         counts = obs.astype(np.int64)  # every plane holds small whole counts

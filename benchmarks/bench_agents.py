@@ -69,7 +69,8 @@ def agent_figures(seconds: float = 3.0, agents: tuple[str, ...] = ("rule",), gam
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description="Decisions per second of the rule (and search) agent per game.")
     parser.add_argument("--seconds", type=float, default=3.0, help="agent time measured per agent and game (default 3)")
-    parser.add_argument("--agents", nargs="+", default=["rule"], help="agent specs to time (default: rule; try rule search)")
+    parser.add_argument("--agents", nargs="+", default=["rule"],
+                        help="agent specs to time (default: rule; try rule search)")
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES, help="games to time (default: all)")
     parser.add_argument("--players", type=int, default=2, help="players per hand (default 2)")
     args = parser.parse_args(argv)

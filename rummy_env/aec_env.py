@@ -104,7 +104,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from .encoding import ObservationEncoder, ObservationTracker, action_layout, layout_for
+from .encoding import ObservationEncoder, ObservationTracker, action_layout, layout_for, mask_bytes, move_ids
 from .game import PHASE_OVER, GameState, IllegalMoveError
 from .match import Match
 from .ruleset import GAMES, make_ruleset
@@ -185,6 +185,9 @@ class raw_env(AECEnv, EzPickle):
         self._num_actions = self._layout.num_actions
         self._tracker = ObservationTracker(ObservationEncoder(self.rules))
         self._kind_base = self._layout.kind_base
+        self._move_ids = move_ids(game)
+        self._mask_for: list | None = None  # the legal moves the last mask was built from
+        self._mask_ids = b""
         self._has_table = self.rules.table_melds
         obs_layout = layout_for(self.rules)
         self.observation_spaces = {
@@ -252,11 +255,15 @@ class raw_env(AECEnv, EzPickle):
             raise RuntimeError("call reset() before observe()")
         seat = self._seat[agent]
         obs = self._tracker.observe(state, seat, self.match.totals if self.match is not None else None)
-        mask = bytearray(self._num_actions)
         if seat == state.current and not (self.terminations[agent] or self.truncations[agent]):
-            base = self._kind_base
-            for kind, a, b in state.legal_moves():
-                mask[base[kind] + a + 53 * b] = 1
+            moves = state.legal_moves()
+            mask = mask_bytes(self._move_ids, moves, self._num_actions, self.game)
+            # what step() checks an action against while the engine's list is unchanged: a copy,
+            # so that writing into the returned mask cannot make an illegal action pass
+            self._mask_for = moves
+            self._mask_ids = bytes(mask)
+        else:
+            mask = bytearray(self._num_actions)
         result = {"observation": obs, "action_mask": np.frombuffer(mask, dtype=np.int8)}
         self._observed = (agent, self._version, result)
         return result
@@ -280,12 +287,18 @@ class raw_env(AECEnv, EzPickle):
             self._illegal(agent, action, f"illegal action {action!r} for {agent}: expected an int in 0..{self._num_actions - 1} ({self.metadata['name']})")
             return
         move = self._moves[index]
-        try:
-            state.apply(move)
-        except IllegalMoveError as error:
-            reason = str(error).removeprefix("illegal move ")
-            self._illegal(agent, index, f"illegal action {index} for {agent}: {reason}")
-            return
+        legal = state._legal
+        if legal is not None and legal is self._mask_for and self._mask_ids[index]:
+            # the mask observe() built from this very list of legal moves allows it: apply() would
+            # find it in the list, so skip the search
+            state._apply_unchecked(move)
+        else:
+            try:
+                state.apply(move)
+            except IllegalMoveError as error:
+                reason = str(error).removeprefix("illegal move ")
+                self._illegal(agent, index, f"illegal action {index} for {agent}: {reason}")
+                return
         self._version += 1
         self._tracker.moved(self._seat[agent], move)
         self._cumulative_rewards[agent] = 0.0

@@ -13,6 +13,7 @@ from .game import GameState
 from .melds import table_meld_cards
 
 GAMES = ("indian", "basic", "romi")
+TITLES = {"indian": "Indian Rummy", "basic": "Basic Rummy", "romi": "Indiai römi"}
 
 
 def play_random_hand(game: str, num_players: int, seed: int) -> GameState:
@@ -28,7 +29,7 @@ def describe_hand(state: GameState) -> str:
     """The end of a hand in words: outcome, each player's cards and payment, the table."""
     rules = state.rules
     result = state.result
-    lines = [f"{rules.game} rummy, {rules.num_players} players, seed {state.seed}: "
+    lines = [f"{TITLES[rules.game]}, {rules.num_players} players, seed {state.seed}: "
              f"{result.outcome} after {state.turn} turns"
              + (f", player_{result.winner} wins" if result.winner is not None else "")]
     for p in range(rules.num_players):

@@ -255,6 +255,24 @@ def action_mask(state: GameState, for_player: int | None = None) -> np.ndarray:
     return np.frombuffer(mask, dtype=np.int8)
 
 
+@cache
+def move_ids(game: str) -> dict[Move, int]:
+    """Engine move -> action id for every action of ``game`` (the inverse of ``ActionLayout.moves``)."""
+    return {move: action for action, move in enumerate(action_layout(game).moves)}
+
+
+def mask_bytes(ids: dict[Move, int], moves, num_actions: int, game: str) -> bytearray:
+    """The action mask of ``moves`` as bytes 0/1 (``ids`` is ``move_ids(game)``)."""
+    mask = bytearray(num_actions)
+    try:
+        for move in moves:
+            mask[ids[move]] = 1
+    except (KeyError, TypeError):  # a move that is not in the table, or not even hashable
+        bad = next(m for m in moves if not isinstance(m, tuple) or m not in ids)
+        raise EncodingError(f"legal move {bad!r} has no action id in {game!r}") from None
+    return mask
+
+
 def describe_action(state: GameState, action: int) -> str:
     """Action ``action`` in words for ``state``'s game (cards in G2 notation)."""
     layout = action_layout(state.rules.game)
@@ -503,11 +521,27 @@ class ObservationTracker:
 
     def __init__(self, encoder: ObservationEncoder):
         self.encoder = encoder
-        self._n = encoder.rules.num_players
+        n = self._n = encoder.rules.num_players
         self._has_table = encoder._table
         self._max_turns = encoder._max_turns
         self._offsets = (encoder._top, encoder._taken, encoder._must, encoder._cut, encoder._phase,
                          encoder._to_act, encoder._stock, encoder._rebuilt, encoder._turn)
+        self._hand = encoder._hand
+        self._known = encoder._known
+        self._discarded = encoder._discarded
+        self._sizes = encoder._hand_sizes.start
+        self._opened = -1 if encoder._opened is None else encoder._opened.start
+        self._cap = encoder._cap_discarded
+        # The scaled entries (stock size, hand sizes, turn): ``finish`` multiplies the int8 buffer
+        # by the float32 scale; here each is looked up in a table of the same float32 products
+        # (indexed by the buffer's byte), so the float vector is a plain cast plus these writes.
+        scale = encoder._scale
+        values = np.arange(256, dtype=np.int64).astype(np.uint8).view(np.int8).astype(np.float32)
+        scaled = [encoder._stock, *range(encoder._hand_sizes.start, encoder._hand_sizes.stop), encoder._turn]
+        self._scaled = tuple((i, (values * scale[i]).tolist()) for i in scaled)
+        self._match = encoder._match
+        self._inverse_target = encoder._inverse_target
+        self._rows = encoder._rows
 
     def start(self, state: GameState) -> None:
         """Forget everything: a new hand (or a state changed behind the tracker's back)."""
@@ -553,35 +587,41 @@ class ObservationTracker:
 
     def _refresh_players(self, state: GameState, observer: int, buffer: bytearray, seen: list[int]) -> None:
         """Rewrite the rows of the players who moved since ``observer`` last looked."""
-        enc = self.encoder
         n = self._n
         versions = self._versions
         written = self._written[observer]
+        hands = state.hands
         for player in range(n):
-            if seen[player] != versions[player]:
-                seen[player] = versions[player]
-                row = (player - observer) % n
+            version = versions[player]
+            if seen[player] != version:
+                seen[player] = version
+                row = player - observer
+                if row < 0:
+                    row += n
+                hand = hands[player]
                 if player == observer:
-                    buffer[enc._hand] = state.hands[player]
+                    buffer[self._hand] = hand
                 known, discards = state.known[player], state.discarded[player]
                 last = written[player]
                 if known != last[0]:  # cheaper to compare than to rewrite: these change seldom
-                    start = enc._known + row * NUM_TYPES
+                    start = self._known + row * NUM_TYPES
                     buffer[start:start + NUM_TYPES] = known
                     last[0] = known[:]
                 if discards != last[1]:
-                    start = enc._discarded + row * NUM_TYPES
-                    buffer[start:start + NUM_TYPES] = enc.capped_discards(discards)
+                    start = self._discarded + row * NUM_TYPES
+                    try:
+                        buffer[start:start + NUM_TYPES] = bytes(discards).translate(self._cap)
+                    except ValueError:  # a count above 255
+                        buffer[start:start + NUM_TYPES] = self.encoder.capped_discards(discards)
                     last[1] = discards[:]
-                buffer[enc._hand_sizes.start + row] = sum(state.hands[player])
-                if enc._opened is not None:
-                    buffer[enc._opened.start + row] = 1 if state.opened[player] else 0
+                buffer[self._sizes + row] = sum(hand)
+                if self._opened != -1:
+                    buffer[self._opened + row] = 1 if state.opened[player] else 0
 
     def observe(self, state: GameState, observer: int, match_totals=None) -> np.ndarray:
         """The observation of seat ``observer`` now: equal to ``encoder.encode(state, observer, match_totals)``."""
-        enc = self.encoder
         if self._table_dirty:
-            self._table_part = enc.table_bytes(state.table)
+            self._table_part = self.encoder.table_bytes(state.table)
             self._table_version += 1
             self._table_dirty = False
         discard = state.discard
@@ -590,6 +630,7 @@ class ObservationTracker:
         buffer = self._buffers[observer]
         top, taken, must, cut, phase, to_act, stock, rebuilt, turn = self._offsets
         if buffer is None:
+            enc = self.encoder
             buffer = self._buffers[observer] = enc.encode_bytes(state, observer)
             self._views[observer] = np.frombuffer(buffer, dtype=np.int8)  # shares the buffer's memory
             self._seen[observer] = self._versions[:]
@@ -601,17 +642,19 @@ class ObservationTracker:
             if seen != self._versions:
                 self._refresh_players(state, observer, buffer, seen)
             if self._table_seen[observer] != self._table_version:
-                buffer[enc._table_slice] = self._table_part
+                buffer[self.encoder._table_slice] = self._table_part
                 self._table_seen[observer] = self._table_version
             if self._rest_seen[observer] != self._rest_version:
-                buffer[enc._rest] = self._rest
+                buffer[self.encoder._rest] = self._rest
                 self._rest_seen[observer] = self._rest_version
             for mark in self._marks[observer]:
                 buffer[mark] = 0
             buffer[stock] = len(state.stock)
             buffer[rebuilt] = 1 if state.rebuilds else 0
-            buffer[turn] = min(state.turn * 127 // self._max_turns, 127)
-        marks = [to_act + (state.current - observer) % self._n]
+            turns = state.turn * 127 // self._max_turns
+            buffer[turn] = turns if turns < 127 else 127
+        seat = state.current - observer
+        marks = [to_act + (seat if seat >= 0 else seat + self._n)]
         if discard:
             marks.append(top + discard[-1])
         if state.taken_card != -1:
@@ -626,7 +669,13 @@ class ObservationTracker:
         for mark in marks:
             buffer[mark] = 1
         self._marks[observer] = marks
-        return enc.finish(self._views[observer], observer, match_totals)
+        obs = self._views[observer].astype(np.float32)
+        for index, table in self._scaled:
+            obs[index] = table[buffer[index]]
+        if match_totals is not None:
+            inverse = self._inverse_target
+            obs[self._match] = [min(total * inverse, 2.0) for total in self._rows[observer](match_totals)]
+        return obs
 
 
 def encode_observation(state: GameState, observer: int, match_totals=None) -> np.ndarray:

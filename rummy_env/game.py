@@ -36,6 +36,12 @@ PHASE_DRAW, PHASE_PLAY, PHASE_OVER = range(3)
 
 Move = tuple[int, int, int]
 
+_DRAW_MOVE = (DRAW, 0, 0)
+_TAKE_DISCARD_MOVE = (TAKE_DISCARD, 0, 0)
+_TAKE_CUT_MOVE = (TAKE_CUT, 0, 0)
+_DISCARD_MOVES = tuple((DISCARD, c, 0) for c in range(NUM_TYPES))
+_DECLARE_MOVES = tuple((DECLARE, c, 0) for c in range(NUM_TYPES))
+
 
 class IllegalMoveError(ValueError):
     """A move the rules do not allow now; the state is left as it was."""
@@ -178,19 +184,22 @@ class GameState:
             return moves
         hand = self.hands[self.current]
         taken = self.taken_card
-        discards = [c for c in range(NUM_TYPES) if hand[c] and c != taken]
-        moves.extend((DISCARD, c, 0) for c in discards)
+        start = len(moves)
+        moves += compress(_DISCARD_MOVES, hand)  # every card type held, in order
+        if taken != -1 and hand[taken]:
+            del moves[moves.index(_DISCARD_MOVES[taken], start)]  # G7: not the card just taken
         if self.rules.game == "indian":
-            moves.extend((DECLARE, c, 0) for c in solver.declare_discards(hand, self.wild_rank) if c != taken)
+            declare = _DECLARE_MOVES
+            moves += [declare[c] for c in solver.declare_discards(hand, self.wild_rank) if c != taken]
         return moves
 
     def _draw_moves(self) -> list[Move]:
-        moves: list[Move] = [(DRAW, 0, 0)]
+        moves: list[Move] = [_DRAW_MOVE]
         if self.discard:
             if self.rules.game != "romi" or self.turns_taken[self.current] == 0 or self._can_place_top():
-                moves.append((TAKE_DISCARD, 0, 0))
+                moves.append(_TAKE_DISCARD_MOVE)
         if self.cut_card != -1 and self._going_out_plays() is not None:
-            moves.append((TAKE_CUT, 0, 0))
+            moves.append(_TAKE_CUT_MOVE)
         return moves
 
     def _plays(self) -> list[Move]:
@@ -378,7 +387,7 @@ class GameState:
         self._remove(card)
         self.discard.append(card)
         self.discarded[player][card] += 1
-        if sum(self.hands[player]) == 0:
+        if not any(self.hands[player]):
             self._finish_out(player)  # B4, R6: out by the last discard
             return
         self._end_turn()
@@ -428,7 +437,6 @@ class GameState:
         self.turn += 1
         self.current = (player + 1) % rules.num_players
         self.phase = PHASE_DRAW
-        zeros = tuple(0 for _ in range(rules.num_players))
         if not self.stock:  # G8
             if self.rebuilds == 0 and len(self.discard) > 1:
                 self.rebuilds = 1
@@ -436,10 +444,10 @@ class GameState:
                 self.discard = self.discard[-1:]
                 shuffle_rng(self.seed, 1).shuffle(self.stock)
             else:
-                self._end_hand(HandResult("stalemate", None, zeros))
+                self._end_hand(HandResult("stalemate", None, (0,) * rules.num_players))
                 return
         if self.turn >= rules.max_turns:  # G9
-            self._end_hand(HandResult("cut_off", None, zeros))
+            self._end_hand(HandResult("cut_off", None, (0,) * rules.num_players))
 
     # ----------------------------------------------------------------- explaining refusals
 

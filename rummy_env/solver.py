@@ -728,23 +728,45 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
     """
     g = _GAMES.get(("indian", wild_rank)) or _game("indian", wild_rank)
     b = _bytes(counts)
-    summary = g.summary
-    sums = [summary(b[0:13]), summary(b[13:26]), summary(b[26:39]), summary(b[39:52])]
-    if not (sums[0][1] or sums[1][1] or sums[2][1] or sums[3][1]):
+    known = g.summaries
+    k0, k1, k2, k3 = b[0:13], b[13:26], b[26:39], b[39:52]
+    s0 = known.get(k0) or g.summary(k0)
+    s1 = known.get(k1) or g.summary(k1)
+    s2 = known.get(k2) or g.summary(k2)
+    s3 = known.get(k3) or g.summary(k3)
+    if not (s0[1] or s1[1] or s2[1] or s3[1]):
         return []
+    sums = [s0, s1, s2, s3]
     jokers = _jokers(g, b)
-    lost, need = _lost_cards(g, sums, jokers)
     candidates: Sequence[int] = range(NUM_TYPES)
     if jokers < 2:
-        dead = [s * NUM_RANKS + r for s in range(NUM_SUITS) for r in range(NUM_RANKS) if lost[s] >> r & 1]
-        if dead:
-            if len(dead) > 1 or b[dead[0]] > 1:
-                return []
-            candidates = dead
-    elif need > jokers:
-        if need - 2 > jokers:
+        # the cards that cannot meld at all (``_lost_cards``); a discard removes at most one
+        m0, m1, m2, m3 = s0[3], s1[3], s2[3], s3[3]
+        keep = ~g.wild_bit
+        if jokers == 0:
+            keep &= ~((m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1)))
+            l0, l1, l2, l3 = s0[7] & keep, s1[7] & keep, s2[7] & keep, s3[7] & keep
+        else:
+            l0 = s0[5] & ~(m1 | m2 | m3) & keep
+            l1 = s1[5] & ~(m0 | m2 | m3) & keep
+            l2 = s2[5] & ~(m0 | m1 | m3) & keep
+            l3 = s3[5] & ~(m0 | m1 | m2) & keep
+        lost = (l0, l1, l2, l3)
+        dead_count = l0.bit_count() + l1.bit_count() + l2.bit_count() + l3.bit_count()
+        if dead_count > 1:
             return []
-        candidates = [s * NUM_RANKS + r for s in range(NUM_SUITS) for r in range(NUM_RANKS) if lost[s] >> r & 1]
+        if dead_count:
+            suit = 0 if l0 else 1 if l1 else 2 if l2 else 3
+            card = suit * NUM_RANKS + lost[suit].bit_length() - 1
+            if b[card] > 1:
+                return []
+            candidates = (card,)
+    else:
+        lost, need = _lost_cards(g, sums, jokers)
+        if need > jokers:
+            if need - 2 > jokers:
+                return []
+            candidates = [s * NUM_RANKS + r for s in range(NUM_SUITS) for r in range(NUM_RANKS) if lost[s] >> r & 1]
     # If a discard declares, the cards have an arrangement with both lives that leaves at most
     # one natural card out (the discard). With 14 cards the converse holds too: a natural card
     # left out is the discard, so is a leftover joker (the 13 kept cards can take the others

@@ -166,23 +166,23 @@ def test_reader_decodes_what_the_encoder_wrote():
 
 def test_rule_agent_declares_as_soon_as_it_can():
     """I5: after drawing 2d the hand declares (runs A-4h and 5-7c, sets of 9s and kings), discarding 2d."""
-    state = after_draw(make_state("indian", ["Ah 2h 3h 4h 5c 6c 7c 9s 9h 9d Kd Kc Ks", "2s 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"],
-                                  discard="8h", stock="Ad 2d"))
+    hands = ["Ah 2h 3h 4h 5c 6c 7c 9s 9h 9d Kd Kc Ks", "2s 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"]
+    state = after_draw(make_state("indian", hands, discard="8h", stock="Ad 2d"))
     action = RuleAgent("indian", 2).act(*seat_view(state))
     assert action == INDIAN_DECLARE_BASE + parse_card("2d")
 
 
 def test_rule_agent_discards_the_loose_card_that_costs_most():
     """Melds A-3h, 5-7c, 9s 9h 9d, near run 4d 5d; loose Kc, 2s, 8d: the king goes."""
-    state = after_draw(make_state("indian", ["Ah 2h 3h 5c 6c 7c 9s 9h 9d 4d 5d Kc 2s", "2c 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"],
-                                  discard="Jh", stock="Ad 8d"))
+    hands = ["Ah 2h 3h 5c 6c 7c 9s 9h 9d 4d 5d Kc 2s", "2c 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"]
+    state = after_draw(make_state("indian", hands, discard="Jh", stock="Ad 8d"))
     assert RuleAgent("indian", 2).act(*seat_view(state)) == DISCARD_BASE + parse_card("Kc")
 
 
 def test_rule_agent_keeps_a_live_near_meld_over_a_slightly_higher_loose_card():
     """Loose 8d 9d (a live near run) and a lone 7s: the agent drops 7s, though 9d is worth more."""
-    state = after_draw(make_state("indian", ["Ah 2h 3h 5c 6c 7c Ks Kh Kc 8d 9d 2s 2d", "2c 3s 4s 5s 6s Js Qs 9s 4c Td Jd Qd 9h"],
-                                  discard="Jh", stock="Ad 7s"))
+    hands = ["Ah 2h 3h 5c 6c 7c Ks Kh Kc 8d 9d 2s 2d", "2c 3s 4s 5s 6s Js Qs 9s 4c Td Jd Qd 9h"]
+    state = after_draw(make_state("indian", hands, discard="Jh", stock="Ad 7s"))
     assert RuleAgent("indian", 2).act(*seat_view(state)) == DISCARD_BASE + parse_card("7s")
     assert RuleAgent("indian", 2, near_weight=0).act(*seat_view(state)) == DISCARD_BASE + parse_card("9d")
 
@@ -252,7 +252,8 @@ def test_rule_agent_swaps_a_joker_when_it_pays():
     second = move_of(state, agent.act(*seat_view(state)))
     assert second[0] == MELD
     rules = state.rules
-    assert set(template_index(rules.ace_high, rules.max_jokers).templates[second[1]].cards) >= {parse_card("Kc"), parse_card("Kd")}
+    laid = template_index(rules.ace_high, rules.max_jokers).templates[second[1]].cards
+    assert set(laid) >= {parse_card("Kc"), parse_card("Kd")}
 
 
 # ----------------------------------------------------------------------------- registry
@@ -297,7 +298,8 @@ def small_model(game="basic", players=2) -> MaskedActorCritic:
 
 def test_checkpoint_round_trip(tmp_path):
     model = small_model()
-    path = save_checkpoint(tmp_path / "run" / "best.pt", model, "basic", 2, {"learning_rate": 3e-4, "seed": 1, "hidden": [24, 16]})
+    config = {"learning_rate": 3e-4, "seed": 1, "hidden": [24, 16]}
+    path = save_checkpoint(tmp_path / "run" / "best.pt", model, "basic", 2, config)
     assert sorted(os.listdir(tmp_path / "run")) == ["best.pt"]  # the temporary file is gone
     raw = torch.load(path, weights_only=True)
     assert raw["format"] == CHECKPOINT_FORMAT and raw["game"] == "basic" and raw["num_players"] == 2
@@ -390,7 +392,8 @@ def test_determinised_worlds_agree_with_the_observation(game, num_players):
     for seed in range(2):
         state = GameState.new(game, num_players, seed=seed, max_turns=80)
         encoder = ObservationEncoder(state.rules)
-        players = [RuleAgent(game, num_players) if s % 2 == 0 else RandomAgent(game, num_players, s) for s in range(num_players)]
+        players = [RuleAgent(game, num_players) if s % 2 == 0 else RandomAgent(game, num_players, s)
+                   for s in range(num_players)]
         moves = action_layout(game).moves
         turn = reader.slices["turn"]
         while not state.is_over:

@@ -170,10 +170,10 @@ def test_duplicate_deals_replay_the_same_shuffle_with_seats_rotated(game, player
     pool = {name: FirstLook(game, players, name, shown) for name in config.agents}
     calls = []
 
-    def lineup(seats):
+    def lineup(seats):  # called once per rotation, in order
         chosen = [pool[config.agents[a]] for a in seats]
         for seat, agent in enumerate(chosen):
-            agent.where = (calls.__len__() // 1, len(calls), seat)
+            agent.where = (len(calls), seat)
         calls.append(seats)
         return chosen
 
@@ -182,7 +182,7 @@ def test_duplicate_deals_replay_the_same_shuffle_with_seats_rotated(game, player
         calls.clear()
         records = play_deal(config, 0, deal, lineup)
         by_seat = {}
-        for (_, rotation, seat), (name, hand) in shown.items():
+        for (_rotation, seat), (name, hand) in sorted(shown.items()):
             by_seat.setdefault(seat, []).append((name, hand))
         return records, by_seat
 
@@ -297,4 +297,5 @@ def test_agents_that_break_the_mask_are_stopped():
 
     config = ArenaConfig(game="basic", agents=("cheater", "random"), hands=2)
     with pytest.raises(AgentError, match="'cheater' in seat 0 chose action .* which its mask forbids"):
-        run_arena(config, progress=False, factory=lambda spec, i: Cheater("basic", 2) if spec == "cheater" else RandomAgent("basic", 2))
+        run_arena(config, progress=False,
+                  factory=lambda spec, i: Cheater("basic", 2) if spec == "cheater" else RandomAgent("basic", 2))
