@@ -69,6 +69,9 @@ class View:
         return seen
 
 
+_NO_TABLE = np.zeros((0, NUM_TYPES), np.int64)
+
+
 class ObservationReader:
     """Decodes the observation vectors of one game and player count (and rule options, RULES)."""
 
@@ -81,13 +84,6 @@ class ObservationReader:
         self.size = max(s.stop for s in self.slices.values())
         self._deck_size = 52 * self.rules.decks + self.rules.printed_jokers
 
-    def _one_hot(self, obs: np.ndarray, name: str) -> int:
-        part = self.slices.get(name)
-        if part is None:
-            return -1
-        hits = np.flatnonzero(obs[part])
-        return int(hits[0]) if hits.size else -1
-
     def read(self, observation: np.ndarray) -> View:
         """The named parts of ``observation`` (a vector of this game's observation size)."""
         obs = np.asarray(observation)
@@ -97,36 +93,53 @@ class ObservationReader:
         s = self.slices
         n = self.num_players
         counts = obs.astype(np.int64)  # every plane holds small whole counts
-        wild = self._one_hot(obs, "wild_card")
+
+        def part(name: str) -> list[int]:
+            return counts[s[name]].tolist()
+
+        def one_hot(name: str) -> int:
+            if name not in s:
+                return -1
+            plane = part(name)
+            return plane.index(1) if 1 in plane else -1
+
+        def rows(name: str) -> list[list[int]]:
+            flat = part(name)
+            return [flat[i * NUM_TYPES:(i + 1) * NUM_TYPES] for i in range(n)]
+
+        wild = one_hot("wild_card")
         wild_rank = None if wild < 0 else (0 if wild == JOKER else wild % NUM_RANKS)
         if "table_melds" in s:
             table_melds = counts[s["table_melds"]].reshape(self.max_table_melds, NUM_TYPES)
-            table_cards = counts[s["table_cards"]].tolist()
-            opened = [bool(x) for x in obs[s["opened"]]]
+            table_cards = part("table_cards")
+            opened = [bool(x) for x in part("opened")]
         else:
-            table_melds = np.zeros((0, NUM_TYPES), np.int64)
+            table_melds = _NO_TABLE
             table_cards = [0] * NUM_TYPES
             opened = [False] * n
-        phase = obs[s["phase"]]
+        phase = part("phase")
+        scalars = obs[s["stock_size"].start:s["turn"].stop].tolist()
+        base = s["stock_size"].start
+        sizes = scalars[s["hand_sizes"].start - base:s["hand_sizes"].stop - base]
         return View(
-            hand=counts[s["hand"]].tolist(),
-            discard_top=self._one_hot(obs, "discard_top"),
-            discard_rest=counts[s["discard_rest"]].tolist(),
-            just_taken=self._one_hot(obs, "just_taken"),
-            must_place=self._one_hot(obs, "must_place"),
+            hand=part("hand"),
+            discard_top=one_hot("discard_top"),
+            discard_rest=part("discard_rest"),
+            just_taken=one_hot("just_taken"),
+            must_place=one_hot("must_place"),
             wild_card=wild,
             wild_rank=wild_rank,
-            cut_card=self._one_hot(obs, "cut_card"),
+            cut_card=one_hot("cut_card"),
             table_cards=table_cards,
             table_melds=table_melds,
-            known=counts[s["known"]].reshape(n, NUM_TYPES).tolist(),
-            discarded=counts[s["discarded"]].reshape(n, NUM_TYPES).tolist(),
+            known=rows("known"),
+            discarded=rows("discarded"),
             phase=0 if phase[0] else (1 if phase[1] else -1),
-            stock_size=int(round(float(obs[s["stock_size"]][0]) * self._deck_size)),
-            stock_rebuilt=bool(obs[s["stock_rebuilt"]][0]),
-            hand_sizes=[int(round(float(x) * self.rules.hand_size)) for x in obs[s["hand_sizes"]]],
+            stock_size=int(round(scalars[0] * self._deck_size)),
+            stock_rebuilt=bool(scalars[s["stock_rebuilt"].start - base]),
+            hand_sizes=[int(round(x * self.rules.hand_size)) for x in sizes],
             opened=opened,
-            turn_fraction=float(obs[s["turn"]][0]),
+            turn_fraction=scalars[s["turn"].start - base],
         )
 
     def hand(self, observation: np.ndarray) -> list[int]:

@@ -105,9 +105,12 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from .encoding import ObservationEncoder, ObservationTracker, action_layout, layout_for, mask_bytes, move_ids
-from .game import PHASE_OVER, GameState, IllegalMoveError
+from .game import DRAW, PHASE_OVER, GameState, IllegalMoveError
 from .match import Match
 from .ruleset import GAMES, make_ruleset
+
+_frombuffer = np.frombuffer
+_INT8 = np.dtype(np.int8)
 
 ENV_NAMES = {"indian": "indian_rummy_v0", "basic": "basic_rummy_v0", "romi": "indian_romi_v0"}
 """``metadata["name"]`` per game; the suffix is bumped by any change that affects learning."""
@@ -254,17 +257,22 @@ class raw_env(AECEnv, EzPickle):
         if state is None:
             raise RuntimeError("call reset() before observe()")
         seat = self._seat[agent]
-        obs = self._tracker.observe(state, seat, self.match.totals if self.match is not None else None)
+        match = self.match
+        obs = self._tracker.observe(state, seat, None if match is None else match.totals)
+        mask = bytearray(self._num_actions)
         if seat == state.current and not (self.terminations[agent] or self.truncations[agent]):
             moves = state.legal_moves()
-            mask = mask_bytes(self._move_ids, moves, self._num_actions, self.game)
+            ids = self._move_ids  # the mask_bytes loop, inline
+            try:
+                for move in moves:
+                    mask[ids[move]] = 1
+            except (KeyError, TypeError):
+                mask = mask_bytes(ids, moves, self._num_actions, self.game)  # raises, naming the move
             # what step() checks an action against while the engine's list is unchanged: a copy,
             # so that writing into the returned mask cannot make an illegal action pass
             self._mask_for = moves
             self._mask_ids = bytes(mask)
-        else:
-            mask = bytearray(self._num_actions)
-        result = {"observation": obs, "action_mask": np.frombuffer(mask, dtype=np.int8)}
+        result = {"observation": obs, "action_mask": _frombuffer(mask, _INT8)}
         self._observed = (agent, self._version, result)
         return result
 
@@ -287,6 +295,7 @@ class raw_env(AECEnv, EzPickle):
             self._illegal(agent, action, f"illegal action {action!r} for {agent}: expected an int in 0..{self._num_actions - 1} ({self.metadata['name']})")
             return
         move = self._moves[index]
+        drawn = state.stock[-1] if move[0] == DRAW and state.stock else -1  # for the tracker
         legal = state._legal
         if legal is not None and legal is self._mask_for and self._mask_ids[index]:
             # the mask observe() built from this very list of legal moves allows it: apply() would
@@ -300,7 +309,7 @@ class raw_env(AECEnv, EzPickle):
                 self._illegal(agent, index, f"illegal action {index} for {agent}: {reason}")
                 return
         self._version += 1
-        self._tracker.moved(self._seat[agent], move)
+        self._tracker.moved(self._seat[agent], move, state, drawn)
         self._cumulative_rewards[agent] = 0.0
         if state.phase == PHASE_OVER:
             self._end_hand(state)

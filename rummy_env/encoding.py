@@ -508,15 +508,31 @@ class ObservationEncoder:
         return self.finish(self.encode_bytes(state, observer), observer, match_totals)
 
 
+def _write_changes(cells: memoryview, start: int, old: bytes, new: bytes) -> None:
+    """Write into ``cells`` (float32) from ``start`` on the int8 entries where ``new`` differs from ``old``."""
+    diff = int.from_bytes(old, "little") ^ int.from_bytes(new, "little")
+    while diff:
+        i = (diff.bit_length() - 1) >> 3
+        value = new[i]
+        cells[start + i] = value if value < 128 else value - 256
+        diff &= (1 << (i << 3)) - 1
+
+
 class ObservationTracker:
     """The observations of one hand, kept per seat and brought up to date as moves are played.
 
     ``encode`` rebuilds everything; the tracker rewrites only what a move can have changed, which
     makes an observation several times cheaper. It relies on facts of the engine that
     ``tests/test_env.py`` checks against ``encode`` on every step: a move changes the hand, known
-    cards, discards and opened flag of the player who made it and of nobody else; only melds,
-    lay-offs and the cut-card move change the table; the cards under the discard top stay put
-    while the pile grows. Call ``start`` for each new hand and ``moved`` after each move.
+    cards, discards and opened flag of the player who made it and of nobody else; a draw changes
+    one card of the hand, taking the discard top one card of the hand and of the known cards, a
+    discard or declaration that card of the hand, known cards and discards; melds, lay-offs and the
+    cut-card move (which rewrite the player's rows whole) are the only moves that change the table;
+    the cards under the discard top stay put while the pile grows. Call ``start`` for each new hand
+    and ``moved`` after each move.
+
+    Each seat that has looked keeps a float32 vector; ``moved`` writes the cells a move changed
+    into every such vector, and ``observe`` sets the one-hot marks and scalars and returns a copy.
     """
 
     def __init__(self, encoder: ObservationEncoder):
@@ -529,149 +545,200 @@ class ObservationTracker:
         self._hand = encoder._hand
         self._known = encoder._known
         self._discarded = encoder._discarded
-        self._sizes = encoder._hand_sizes.start
+        self._sizes_at = encoder._hand_sizes.start
         self._opened = -1 if encoder._opened is None else encoder._opened.start
-        self._cap = encoder._cap_discarded
-        # The scaled entries (stock size, hand sizes, turn): ``finish`` multiplies the int8 buffer
-        # by the float32 scale; here each is looked up in a table of the same float32 products
-        # (indexed by the buffer's byte), so the float vector is a plain cast plus these writes.
+        self._rest_slice = encoder._rest
+        self._table_at = encoder._table_slice.start if encoder._table_slice is not None else -1
+        self._cap = discard_cap(encoder.rules.decks, encoder.rules.printed_jokers)
+        self._row_of = tuple(tuple((p - o) % n for p in range(n)) for o in range(n))
+        # per observer, per player: where that player's hand (own seat only, else -1), known
+        # cards, discards and hand size start in the observer's vector
+        self._places = tuple(
+            tuple((self._hand.start if p == o else -1, self._known + NUM_TYPES * row,
+                   self._discarded + NUM_TYPES * row, self._sizes_at + row)
+                  for p, row in enumerate(rows))
+            for o, rows in enumerate(self._row_of))
+        # ``encode`` multiplies int8 entries by the float32 scale; the scaled entries (stock size,
+        # hand sizes, turn) are looked up in tables of the same float32 products.
         scale = encoder._scale
         values = np.arange(256, dtype=np.int64).astype(np.uint8).view(np.int8).astype(np.float32)
-        scaled = [encoder._stock, *range(encoder._hand_sizes.start, encoder._hand_sizes.stop), encoder._turn]
-        self._scaled = tuple((i, (values * scale[i]).tolist()) for i in scaled)
+        self._stock_values = (values * scale[encoder._stock]).tolist()
+        self._size_values = (values * scale[encoder._hand_sizes.start]).tolist()
+        self._turn_values = (values * scale[encoder._turn]).tolist()
         self._match = encoder._match
         self._inverse_target = encoder._inverse_target
         self._rows = encoder._rows
+        self._vectors: list[np.ndarray | None] = [None] * n
+        self._stale = True
 
     def start(self, state: GameState) -> None:
         """Forget everything: a new hand (or a state changed behind the tracker's back)."""
-        self._buffers: list[bytearray | None] = [None] * self._n
-        self._views: list[np.ndarray | None] = [None] * self._n
-        self._versions = [0] * self._n
-        self._seen = [[0] * self._n for _ in range(self._n)]
-        self._written: list[list | None] = [None] * self._n  # per seat, per player: rows last written
-        self._table_version = 0
-        self._table_seen = [0] * self._n
-        self._table_part = b""
-        self._table_dirty = self._has_table
+        n = self._n
+        self._vectors = [None] * n  # per seat that has looked: its float32 observation
+        self._cells: list[memoryview | None] = [None] * n  # the same memory, to write single cells
+        self._marks: list[list[int] | None] = [None] * n  # per seat: the one-hot entries last set
+        self._table_part = self.encoder.table_bytes(state.table) if self._has_table else b""
         self._rest = bytearray(ObservationEncoder.discard_rest_bytes(state.discard))
         self._rest_length = len(state.discard)
         self._rest_rebuilds = state.rebuilds
-        self._rest_version = 0
-        self._rest_seen = [0] * self._n
-        self._marks = [None] * self._n  # per seat: the one-hot entries last set
+        self._sizes = [sum(hand) for hand in state.hands]
+        self._stale = False
 
-    def moved(self, player: int, move) -> None:
-        """Note that ``player`` made ``move``."""
-        self._versions[player] += 1
-        if move[0] in (MELD, PLACE, TAKE_CUT):
-            self._table_dirty = True
+    def moved(self, player: int, move, state: GameState | None = None, drawn: int = -1) -> None:
+        """Note that ``player`` made ``move``, leaving ``state`` (``drawn``: the card a draw took,
+        read from the stock before it). Without ``state``, the next ``observe`` starts afresh."""
+        if state is None:
+            self._stale = True
+            return
+        if self._stale:
+            return
+        kind = move[0]
+        if len(state.discard) != self._rest_length or state.rebuilds != self._rest_rebuilds:
+            rest = self._update_rest(state)
+        else:
+            rest = ()
+        sizes = self._sizes
+        if kind == DISCARD or kind == DECLARE:
+            card = move[1]
+            sizes[player] -= 1
+            count = state.discarded[player][card]
+            discarded = count if count < self._cap else self._cap
+        elif kind == TAKE_DISCARD:
+            card = state.taken_card
+            sizes[player] += 1
+            discarded = -1
+        elif kind == DRAW and drawn != -1:
+            card = drawn
+            sizes[player] += 1
+            discarded = -1
+        else:  # melds, lay-offs, swaps, the cut card: rewrite the player's rows
+            card = -1
+            sizes[player] = sum(state.hands[player])
+            self._full_update(state, player, kind, rest)
+            return
+        in_hand = state.hands[player][card]
+        known = state.known[player][card] if kind != DRAW else -1
+        size = self._size_values[sizes[player]]
+        rest_at = self._rest_slice.start
+        for observer, cells in enumerate(self._cells):
+            if cells is None:
+                continue
+            hand_at, known_at, discarded_at, size_at = self._places[observer][player]
+            if hand_at != -1:
+                cells[hand_at + card] = in_hand
+            if known != -1:
+                cells[known_at + card] = known
+                if discarded != -1:
+                    cells[discarded_at + card] = discarded
+            cells[size_at] = size
+            if rest:
+                counts = self._rest
+                for changed in rest:
+                    cells[rest_at + changed] = counts[changed]
+            elif rest is None:
+                self._vectors[observer][self._rest_slice] = np.frombuffer(self._rest, dtype=np.uint8)
 
-    def _update_rest(self, state: GameState) -> None:
+    def _full_update(self, state: GameState, player: int, kind: int, rest: list[int] | tuple | None) -> None:
+        """``moved`` for a move that rewrites the player's rows (and the table, if it can change it)."""
+        table = self.encoder.table_bytes(state.table) if kind == MELD or kind == PLACE or kind == TAKE_CUT else None
+        for observer, cells in enumerate(self._cells):
+            if cells is None:
+                continue
+            vector = self._vectors[observer]
+            self._rewrite_player(state, observer, player, vector)
+            if rest is None:
+                vector[self._rest_slice] = np.frombuffer(self._rest, dtype=np.uint8)
+            else:
+                at = self._rest_slice.start
+                for changed in rest:
+                    cells[at + changed] = self._rest[changed]
+            if table is not None:
+                _write_changes(cells, self._table_at, self._table_part, table)
+        if table is not None:
+            self._table_part = table
+
+    def _update_rest(self, state: GameState) -> list[int] | None:
+        """Bring the counts under the discard top up to date: the cards whose count changed, or
+        None when they were counted afresh."""
         # The pile changes only at its top and a turn takes at most one card before discarding,
         # so cards under the top stay put while the pile grows; a rebuild (G8) recounts.
         discard = state.discard
         length = len(discard)
         old = self._rest_length
         counts = self._rest
+        changed: list[int] | None
         if state.rebuilds == self._rest_rebuilds and length > old >= 1:
-            for card in discard[old - 1:length - 1]:
+            changed = discard[old - 1:length - 1]
+            for card in changed:
                 counts[card] += 1
         elif state.rebuilds == self._rest_rebuilds and length == old - 1 >= 1:
-            counts[discard[length - 1]] -= 1
+            card = discard[length - 1]
+            counts[card] -= 1
+            changed = [card]
         else:
             self._rest = bytearray(ObservationEncoder.discard_rest_bytes(discard))
+            changed = None
         self._rest_length = length
         self._rest_rebuilds = state.rebuilds
-        self._rest_version += 1
+        return changed
 
-    def _refresh_players(self, state: GameState, observer: int, buffer: bytearray, seen: list[int]) -> None:
-        """Rewrite the rows of the players who moved since ``observer`` last looked."""
-        n = self._n
-        versions = self._versions
-        written = self._written[observer]
-        hands = state.hands
-        for player in range(n):
-            version = versions[player]
-            if seen[player] != version:
-                seen[player] = version
-                row = player - observer
-                if row < 0:
-                    row += n
-                hand = hands[player]
-                if player == observer:
-                    buffer[self._hand] = hand
-                known, discards = state.known[player], state.discarded[player]
-                last = written[player]
-                if known != last[0]:  # cheaper to compare than to rewrite: these change seldom
-                    start = self._known + row * NUM_TYPES
-                    buffer[start:start + NUM_TYPES] = known
-                    last[0] = known[:]
-                if discards != last[1]:
-                    start = self._discarded + row * NUM_TYPES
-                    try:
-                        buffer[start:start + NUM_TYPES] = bytes(discards).translate(self._cap)
-                    except ValueError:  # a count above 255
-                        buffer[start:start + NUM_TYPES] = self.encoder.capped_discards(discards)
-                    last[1] = discards[:]
-                buffer[self._sizes + row] = sum(hand)
-                if self._opened != -1:
-                    buffer[self._opened + row] = 1 if state.opened[player] else 0
+    def _rewrite_player(self, state: GameState, observer: int, player: int, vector: np.ndarray) -> None:
+        """Rewrite every row of ``player`` in ``observer``'s vector."""
+        row = self._row_of[observer][player]
+        if player == observer:
+            vector[self._hand] = state.hands[player]
+        start = self._known + row * NUM_TYPES
+        vector[start:start + NUM_TYPES] = state.known[player]
+        start = self._discarded + row * NUM_TYPES
+        vector[start:start + NUM_TYPES] = np.frombuffer(self.encoder.capped_discards(state.discarded[player]), dtype=np.uint8)
+        vector[self._sizes_at + row] = self._size_values[self._sizes[player]]
+        if self._opened != -1:
+            vector[self._opened + row] = 1 if state.opened[player] else 0
 
     def observe(self, state: GameState, observer: int, match_totals=None) -> np.ndarray:
         """The observation of seat ``observer`` now: equal to ``encoder.encode(state, observer, match_totals)``."""
-        if self._table_dirty:
-            self._table_part = self.encoder.table_bytes(state.table)
-            self._table_version += 1
-            self._table_dirty = False
-        discard = state.discard
-        if len(discard) != self._rest_length or state.rebuilds != self._rest_rebuilds:
-            self._update_rest(state)
-        buffer = self._buffers[observer]
+        if self._stale:
+            self.start(state)
+        vector = self._vectors[observer]
         top, taken, must, cut, phase, to_act, stock, rebuilt, turn = self._offsets
-        if buffer is None:
-            enc = self.encoder
-            buffer = self._buffers[observer] = enc.encode_bytes(state, observer)
-            self._views[observer] = np.frombuffer(buffer, dtype=np.int8)  # shares the buffer's memory
-            self._seen[observer] = self._versions[:]
-            self._written[observer] = [[known[:], discards[:]] for known, discards in zip(state.known, state.discarded)]
-            self._table_seen[observer] = self._table_version
-            self._rest_seen[observer] = self._rest_version
+        if vector is None:
+            vector = self._vectors[observer] = self.encoder.encode(state, observer)
+            cells = self._cells[observer] = memoryview(vector)
         else:
-            seen = self._seen[observer]
-            if seen != self._versions:
-                self._refresh_players(state, observer, buffer, seen)
-            if self._table_seen[observer] != self._table_version:
-                buffer[self.encoder._table_slice] = self._table_part
-                self._table_seen[observer] = self._table_version
-            if self._rest_seen[observer] != self._rest_version:
-                buffer[self.encoder._rest] = self._rest
-                self._rest_seen[observer] = self._rest_version
+            cells = self._cells[observer]
             for mark in self._marks[observer]:
-                buffer[mark] = 0
-            buffer[stock] = len(state.stock)
-            buffer[rebuilt] = 1 if state.rebuilds else 0
+                cells[mark] = 0
+            cells[stock] = self._stock_values[len(state.stock)]
+            cells[rebuilt] = 1 if state.rebuilds else 0
             turns = state.turn * 127 // self._max_turns
-            buffer[turn] = turns if turns < 127 else 127
-        seat = state.current - observer
-        marks = [to_act + (seat if seat >= 0 else seat + self._n)]
+            cells[turn] = self._turn_values[turns if turns < 127 else 127]
+        discard = state.discard
+        mark = to_act + self._row_of[observer][state.current]
+        cells[mark] = 1
+        marks = [mark]
         if discard:
-            marks.append(top + discard[-1])
+            mark = top + discard[-1]
+            cells[mark] = 1
+            marks.append(mark)
         if state.taken_card != -1:
-            marks.append(taken + state.taken_card)
+            mark = taken + state.taken_card
+            cells[mark] = 1
+            marks.append(mark)
         if state.phase < 2:  # PHASE_DRAW, PHASE_PLAY
-            marks.append(phase + state.phase)
+            mark = phase + state.phase
+            cells[mark] = 1
+            marks.append(mark)
         if must != -1:
             if state.must_place != -1:
-                marks.append(must + state.must_place)
+                mark = must + state.must_place
+                cells[mark] = 1
+                marks.append(mark)
             if state.cut_card != -1:
-                marks.append(cut + state.cut_card)
-        for mark in marks:
-            buffer[mark] = 1
+                mark = cut + state.cut_card
+                cells[mark] = 1
+                marks.append(mark)
         self._marks[observer] = marks
-        obs = self._views[observer].astype(np.float32)
-        for index, table in self._scaled:
-            obs[index] = table[buffer[index]]
+        obs = vector.copy()
         if match_totals is not None:
             inverse = self._inverse_target
             obs[self._match] = [min(total * inverse, 2.0) for total in self._rows[observer](match_totals)]

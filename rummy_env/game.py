@@ -27,7 +27,7 @@ from . import solver
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES, format_card, format_cards, make_card
 from .melds import table_meld_cards, table_meld_from_template
 from .ruleset import RuleSet, make_ruleset
-from .table import hand_masks, place_card, placements, template_index
+from .table import place_card, placements, rank_mask, suit_mask, suit_masks, template_index
 
 DRAW, TAKE_DISCARD, TAKE_CUT, DISCARD, DECLARE, MELD, PLACE = range(7)
 MOVE_NAMES = ("draw", "take_discard", "take_cut", "discard", "declare", "meld", "place")
@@ -172,6 +172,38 @@ class GameState:
         other._legal = self._legal
         return other
 
+    def _trial(self) -> GameState:
+        """A copy for looking ahead within the turn (taking a card, melds, lay-offs, swaps): what
+        those change is copied (hands, known cards, the discard pile, the table, who has opened);
+        what they never touch is shared (the stock, discards made, turns, history)."""
+        other = GameState.__new__(GameState)
+        other.rules = self.rules
+        other.seed = self.seed
+        other.first_player = self.first_player
+        other.hands = [h[:] for h in self.hands]
+        other.stock = self.stock
+        other.discard = self.discard[:]
+        other.table = [[m[0], m[1], m[2], m[3][:]] for m in self.table]
+        other.cut_card = self.cut_card
+        other.wild_card = self.wild_card
+        other.wild_rank = self.wild_rank
+        other.current = self.current
+        other.phase = self.phase
+        other.turn = self.turn
+        other.turns_taken = self.turns_taken
+        other.taken_card = self.taken_card
+        other.must_place = self.must_place
+        other.opened = self.opened[:]
+        other.has_laid = self.has_laid
+        other.laid_this_turn = self.laid_this_turn
+        other.rebuilds = self.rebuilds
+        other.known = [k[:] for k in self.known]
+        other.discarded = self.discarded
+        other.result = self.result
+        other.history = self.history
+        other._legal = None
+        return other
+
     # ----------------------------------------------------------------- legal moves
 
     def _compute_legal(self) -> list[Move]:
@@ -179,7 +211,7 @@ class GameState:
             return []
         if self.phase == PHASE_DRAW:
             return self._draw_moves()
-        moves = self._plays()
+        moves = self._plays() if self.rules.table_melds else []
         if self.must_place != -1:
             return moves
         hand = self.hands[self.current]
@@ -215,7 +247,9 @@ class GameState:
         may_empty = rules.game == "basic"  # B4; römi needs a last discard (R6)
         index = template_index(rules.ace_high, rules.max_jokers)
         moves: list[Move] = []
-        for tid, jokers in index.layable(hand):
+        # a natural card that must be placed is in every meld laid: only those can be listed
+        layable = index.layable_with(hand, must) if must != -1 and must != JOKER else index.layable(hand)
+        for tid, jokers in layable:
             cards = index.templates[tid].cards
             if must != -1 and not (must in cards if must != JOKER else jokers):
                 continue
@@ -249,26 +283,30 @@ class GameState:
 
     def _swap_can_finish(self, slot: int, card: int) -> bool:
         """R5: a swap is legal only when the joker it takes can then be placed."""
-        trial = self.clone()
+        trial = self._trial()
         trial._apply_place(card, slot)
-        trial._legal = None
         return bool(trial._plays())
 
     def _can_place_top(self) -> bool:
         """R4: after the first turn the discard top may be taken only if it can be placed at once."""
         top = self.discard[-1]
-        hand = self.hands[self.current][:]
-        hand[top] += 1
-        opened = self.opened[self.current]
-        table = self.table if opened else []
-        jokers = min(2, hand[JOKER] + _swappable_jokers(hand, table))
-        ace_high = self.rules.ace_high
-        by_rank, by_suit = hand_masks(hand, ace_high)
-        if top != JOKER and not (
-            _hand_home(top, by_rank, by_suit, jokers, ace_high) or _table_home(top, by_suit, jokers, table, ace_high)
-        ):
-            return False
-        trial = self.clone()
+        if top != JOKER:
+            hand = self.hands[self.current][:]
+            hand[top] += 1
+            ace_high = self.rules.ace_high
+            held = suit_mask(hand, top // NUM_RANKS, ace_high)
+            suits = rank_mask(hand, top % NUM_RANKS)
+            jokers = min(2, hand[JOKER])
+            # a home in the hand with the jokers held is one with any more (swaps) too
+            if not _hand_home(top, suits, held, jokers, ace_high):
+                table = self.table if self.opened[self.current] else []
+                more = jokers < 2 and table and _swappable_jokers(hand, table)
+                if more:
+                    jokers = min(2, jokers + more)
+                if not ((more and _hand_home(top, suits, held, jokers, ace_high))
+                        or (table and _table_home(top, held, jokers, table, ace_high))):
+                    return False
+        trial = self._trial()
         trial._apply_take_discard()
         return bool(trial._plays())
 
@@ -280,7 +318,7 @@ class GameState:
         hand[self.cut_card] += 1
         if not _may_go_out(hand, self.cut_card, self.table, self.rules):
             return None
-        trial = self.clone()
+        trial = self._trial()
         trial._take_cut_card()
         return _search_going_out(trial, {})
 
@@ -639,29 +677,58 @@ def _may_go_out(hand, cut: int, table: list[list], rules: RuleSet) -> bool:
     2. A relaxation: cards that could go on the table become jokers, and the rest must meld under
        Indian meld rules (any number of jokers a meld) leaving at most one card for the discard.
     """
-    swappable = _swappable_jokers(hand, table)
-    jokers = min(2, hand[JOKER] + swappable)
-    by_rank, by_suit = hand_masks(hand, rules.ace_high)
+    jokers = hand[JOKER]
+    if jokers < 2:
+        jokers = min(2, jokers + _swappable_jokers(hand, table))
     ace_high = rules.ace_high
-    homeless = 0
+    by_suit = suit_masks(hand, ace_high)
+    if jokers < 2:  # with two jokers every card has a home in the hand (a set of three)
+        homeless = 0
+        for card in _no_hand_home(by_suit, jokers, ace_high):
+            if not _table_home(card, by_suit[card // NUM_RANKS], jokers, table, ace_high):
+                if card == cut:
+                    return False
+                homeless += hand[card]
+                if homeless > 1:
+                    return False
     relaxed = hand[:]
-    for card in compress(range(NUM_NATURAL), hand):
-        if _table_home(card, by_suit, jokers, table, ace_high):
-            relaxed[JOKER] += relaxed[card]
-            relaxed[card] = 0
-        elif not _hand_home(card, by_rank, by_suit, jokers, ace_high):
-            if card == cut:
-                return False
-            homeless += hand[card]
-            if homeless > 1:
-                return False
+    if table:
+        for card in compress(range(NUM_NATURAL), hand):
+            if _table_home(card, by_suit[card // NUM_RANKS], jokers, table, ace_high):
+                relaxed[JOKER] += relaxed[card]
+                relaxed[card] = 0
     return solver.min_loose_cards(relaxed) <= 1
+
+
+def _no_hand_home(by_suit: list[int], jokers: int, ace_high: bool) -> list[int]:
+    """The natural cards held that have no home in the hand (``_hand_home`` is False), for
+    ``jokers`` 0 or 1, found suit by suit with bit masks: with no joker, the cards in no natural
+    run and of a rank held in fewer than three suits; with one, the cards with no other card of
+    their suit within two ranks and no other suit of their rank."""
+    facts = solver._mask_facts(ace_high)
+    m0, m1, m2, m3 = by_suit[0] & 0x1FFF, by_suit[1] & 0x1FFF, by_suit[2] & 0x1FFF, by_suit[3] & 0x1FFF
+    if jokers == 0:
+        keep = ~((m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1)))
+        masks = (m0 & ~facts[m0][2] & keep, m1 & ~facts[m1][2] & keep,
+                 m2 & ~facts[m2][2] & keep, m3 & ~facts[m3][2] & keep)
+    else:
+        masks = (facts[m0][3] & ~(m1 | m2 | m3), facts[m1][3] & ~(m0 | m2 | m3),
+                 facts[m2][3] & ~(m0 | m1 | m3), facts[m3][3] & ~(m0 | m1 | m2))
+    out = []
+    for suit, mask in enumerate(masks):
+        while mask:
+            low = mask & -mask
+            out.append(suit * NUM_RANKS + low.bit_length() - 1)
+            mask ^= low
+    return out
 
 
 def _swappable_jokers(hand, table: list[list]) -> int:
     """Table jokers whose natural card the hand holds: the most a swap could bring in (R5)."""
     count = 0
     for kind, key, low, slots in table:
+        if JOKER not in slots:
+            continue
         for i, card in enumerate(slots):
             if card == JOKER:
                 stands_for = make_card(key, i) if kind == 0 else make_card((low + i) % NUM_RANKS, key)
@@ -669,12 +736,12 @@ def _swappable_jokers(hand, table: list[list]) -> int:
     return count
 
 
-def _hand_home(card: int, by_rank: list[int], by_suit: list[int], jokers: int, ace_high: bool) -> bool:
-    """Whether ``card`` could meld with other held cards and ``jokers`` jokers."""
+def _hand_home(card: int, suits: int, held: int, jokers: int, ace_high: bool) -> bool:
+    """Whether ``card`` could meld with other held cards and ``jokers`` jokers (``suits``: the
+    suits held at its rank; ``held``: the run positions held in its suit, as ``hand_masks``)."""
     rank, suit = card % NUM_RANKS, card // NUM_RANKS
-    if (by_rank[rank] & ~(1 << suit)).bit_count() + jokers >= 2:
+    if (suits & ~(1 << suit)).bit_count() + jokers >= 2:
         return True
-    held = by_suit[suit]
     top = 13 if ace_high else 12
     for pos in ((rank, 13) if (ace_high and rank == 0) else (rank,)):
         for low in (pos - 2, pos - 1, pos):
@@ -683,11 +750,11 @@ def _hand_home(card: int, by_rank: list[int], by_suit: list[int], jokers: int, a
     return False
 
 
-def _table_home(card: int, by_suit: list[int], jokers: int, table: list[list], ace_high: bool) -> bool:
+def _table_home(card: int, held: int, jokers: int, table: list[list], ace_high: bool) -> bool:
     """Whether ``card`` could end up in a table meld: a free set slot, a joker it could swap, or
-    a run end it could reach through held cards and ``jokers`` jokers."""
+    a run end it could reach through held cards and ``jokers`` jokers (``held``: the run
+    positions held in its suit, as ``hand_masks``)."""
     rank, suit = card % NUM_RANKS, card // NUM_RANKS
-    held = by_suit[suit]
     positions = (rank, 13) if (ace_high and rank == 0) else (rank,)
     for kind, key, low, slots in table:
         if kind == 0:
@@ -700,9 +767,9 @@ def _table_home(card: int, by_suit: list[int], jokers: int, table: list[list], a
                     if slots[pos - low] == JOKER:
                         return True
                     continue
-                gap = range(high + 1, pos) if pos > high else range(pos + 1, low)
-                missing = sum(1 for p in gap if not held >> p & 1)
-                if missing <= jokers and len(slots) + len(gap) + 1 <= 13:
+                first, stop = (high + 1, pos) if pos > high else (pos + 1, low)  # the gap between
+                missing = (((1 << stop) - (1 << first)) & ~held).bit_count() if stop > first else 0
+                if missing <= jokers and len(slots) + (stop - first if stop > first else 0) + 1 <= 13:
                     return True
     return False
 
@@ -733,7 +800,7 @@ def _search_going_out(state: GameState, seen: dict, asleep: frozenset = frozense
     for play in plays:
         if play in asleep:
             continue
-        trial = state.clone()
+        trial = state._trial()
         trial._apply_play(play)
         nap = frozenset(q for q in (*asleep, *tried) if q in uses and _commute(state, uses, play, q))
         rest = _search_going_out(trial, seen, nap)

@@ -43,7 +43,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, card_values
-from .melds import MELD_RULES
+from .melds import MAX_RUN, MELD_RULES
 
 GAMES = ("indian", "basic", "romi")
 INF = 1 << 30
@@ -200,6 +200,40 @@ def _mask_sum(a: int, b: int) -> int:
     return out
 
 
+_HELD_DIGITS = bytes.maketrans(b"\x00\x01\x02", b"011")
+_TWICE_DIGITS = bytes.maketrans(b"\x00\x01\x02", b"001")
+
+
+def _mask_values(rank_values: Sequence[int]) -> list[int]:
+    """Per 13-bit rank mask, the value of one card of each rank in it."""
+    out = [0] * (1 << NUM_RANKS)
+    for m in range(1, 1 << NUM_RANKS):
+        low = m & -m
+        out[m] = out[m ^ low] + rank_values[low.bit_length() - 1]
+    return out
+
+
+_MASK_FACTS: dict[bool, list] = {}
+
+
+def _mask_facts(ace_high: bool) -> list:
+    """Per 13-bit rank mask of one suit: (run starts as positions 0..11 of three held in a row,
+    those positions, ranks covered by such runs, ranks with no other card within two ranks)."""
+    got = _MASK_FACTS.get(ace_high)
+    if got is None:
+        got = _MASK_FACTS[ace_high] = []
+        for mask in range(1 << NUM_RANKS):
+            # positions 0..13: the ace also stands at 13 where it may play high
+            m = mask | (mask & 1) << 13 if ace_high else mask
+            starts = m & m >> 1 & m >> 2
+            cover = starts | starts << 1 | starts << 2
+            in_run = (cover | cover >> 13) & 0x1FFF
+            alone = m & ~(m << 1 | m << 2 | m >> 1 | m >> 2)
+            lone = alone & 0x1FFE | (alone & (alone >> 13 if ace_high else 1) & 1)
+            got.append((starts, tuple(a for a in range(12) if starts >> a & 1), in_run, lone))
+    return got
+
+
 class _Game:
     """One game's rules and values (with a wild rank for Indian), and its memo tables."""
 
@@ -223,6 +257,7 @@ class _Game:
         self.wild_bit = 0 if wild_rank is None else 1 << wild_rank
         self.profiles: dict = {}
         self.summaries: dict = {}
+        self.mask_values: list[int] | None = None  # per rank mask, the value of one card of each rank
         self.options: dict = {}
         self.inner: dict = {}
         self.run_cands: dict = {}
@@ -257,32 +292,24 @@ class _Game:
             return got
         if len(key) != NUM_RANKS or max(key) > 2:
             raise ValueError("a natural card is held at most twice (two decks)")
-        value = 0
-        mask = doubles = 0
-        for r, (v, n) in enumerate(zip(self.rank_values, key)):
-            if n:
-                value += v * n
-                mask |= 1 << r
-                if n > 1:
-                    doubles |= 1 << r
-        # positions 0..13: the ace also stands at 13 where it may play high
-        high = self.ace_high
-        m = mask | (mask & 1) << 13 if high else mask
-        m2 = doubles | (doubles & 1) << 13 if high else doubles
-        starts = m & m >> 1 & m >> 2
+        backwards = key[::-1]  # rank 12 first, so that the digits read as a binary rank mask
+        mask = int(backwards.translate(_HELD_DIGITS), 2)
+        doubles = int(backwards.translate(_TWICE_DIGITS), 2)
+        values = self.mask_values
+        if values is None:
+            values = self.mask_values = _mask_values(self.rank_values)
+        value = values[mask] + values[doubles]
+        starts, found, in_run, lone = _mask_facts(self.ace_high)[mask]
         two = False
         if starts:
-            found = [a for a in range(12) if starts >> a & 1]
+            # positions 0..13: the ace also stands at 13 where it may play high
+            m2 = doubles | (doubles & 1) << 13 if self.ace_high else doubles
             for i, a in enumerate(found):
                 for b in found[i:]:
                     both = (7 << a) & (7 << b)
                     ace_twice = (7 << a | 7 << b) & 1 and (7 << a | 7 << b) >> 13 & 1
                     if not both & ~m2 and not (ace_twice and not doubles & 1):
                         two = True
-        cover = starts | starts << 1 | starts << 2
-        in_run = (cover | cover >> 13) & 0x1FFF
-        alone = m & ~(m << 1 | m << 2 | m >> 1 | m >> 2)
-        lone = alone & 0x1FFE | (alone & (alone >> 13 if high else 1) & 1)
         got = (value, bool(starts), two, mask, sum(key), lone, doubles, mask & ~in_run)
         if len(self.summaries) >= _CACHE_LIMIT:
             self.summaries.clear()
@@ -700,6 +727,64 @@ def _lost_cards(g: _Game, sums: list, jokers: int) -> tuple[list[int], int]:
     return lone, need
 
 
+def _run_window(ranks: int, held: int, ace_high: bool, spare: bool) -> bool:
+    """Whether the ranks ``ranks`` of one suit (each held once) could lie in one run with one joker,
+    its other positions held (``held``); with ``spare``, one of them may be left out (the discard:
+    only leaving out the lowest or the highest narrows the run)."""
+    tries = [(ranks, held)]
+    if ace_high and ranks & 1:
+        tries.append((ranks & ~1 | 1 << 13, held | 1 << 13))  # the ace played high
+    for positions, mask in tries:
+        options = [positions]
+        if spare:
+            low_bit = positions & -positions
+            options += [positions ^ low_bit, positions ^ (1 << (positions.bit_length() - 1))]
+        for p in options:
+            low = (p & -p).bit_length() - 1
+            high = p.bit_length() - 1
+            if high - low + 1 <= MAX_RUN and (((1 << (high + 1)) - (1 << low)) & ~mask).bit_count() <= 1:
+                return True
+    return False
+
+
+def _joker_meld_after_discard(cards: list[int], twice: list[int], held: tuple, ace_high: bool) -> bool:
+    """Whether some discard leaves the natural cards ``cards`` (per suit, a rank mask; ``twice``:
+    those held twice; ``held``: per suit, the ranks held) fitting one meld with one joker: two of
+    one rank in two suits (a set of three), or one suit's cards at distinct positions of a run
+    whose other positions are held, but for the joker's. A necessary condition only."""
+    counts = [cards[s].bit_count() + twice[s].bit_count() for s in range(NUM_SUITS)]
+    count = counts[0] + counts[1] + counts[2] + counts[3]
+    if count <= 2:
+        return True  # the discard leaves at most one
+    suits = [s for s in range(NUM_SUITS) if counts[s]]
+    if count == 3:
+        # discard one of the three, and the other two make a set with the joker: one rank, two suits
+        for i, s in enumerate(suits):
+            for t in suits[i + 1:]:
+                if cards[s] & cards[t]:
+                    return True
+    if len(suits) > 2:
+        return False  # three cards or more stay, in two suits or more
+    spare = True
+    if len(suits) == 2:  # one suit's only card is the discard
+        a, b = suits
+        if counts[a] == 1:
+            main = b
+        elif counts[b] == 1:
+            main = a
+        else:
+            return False
+        spare = False
+    else:
+        main = suits[0]
+    doubled = twice[main]
+    if doubled:
+        if not spare or doubled & (doubled - 1):
+            return False  # a run holds each card once
+        spare = False  # the discard is one copy of the card held twice
+    return _run_window(cards[main], held[main], ace_high, spare)
+
+
 def _declarable(g: _Game, b: bytes, size: int) -> bool:
     """``can_declare`` on checked bytes holding ``size`` cards."""
     summary = g.summary
@@ -720,6 +805,13 @@ def can_declare(counts: Sequence[int], wild_rank: int | None = None) -> bool:
     return _declarable(g, b, sum(b))
 
 
+_ANY_DIGITS = bytes.maketrans(bytes(range(256)), b"0" + b"1" * 255)
+_RUN_STARTS = sum(1 << (s * NUM_RANKS + r) for s in range(NUM_SUITS) for r in range(NUM_RANKS - 2))
+"""Bits of the natural cards (``suit * 13 + rank``) that can start a run of three within the suit."""
+_QUEENS = sum(1 << (s * NUM_RANKS + 11) for s in range(NUM_SUITS))
+_ACES = sum(1 << (s * NUM_RANKS) for s in range(NUM_SUITS))
+
+
 def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> list[int]:
     """The cards whose discard leaves a hand that can declare (I5), sorted.
 
@@ -728,29 +820,31 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
     """
     g = _GAMES.get(("indian", wild_rank)) or _game("indian", wild_rank)
     b = _bytes(counts)
-    known = g.summaries
-    k0, k1, k2, k3 = b[0:13], b[13:26], b[26:39], b[39:52]
-    s0 = known.get(k0) or g.summary(k0)
-    s1 = known.get(k1) or g.summary(k1)
-    s2 = known.get(k2) or g.summary(k2)
-    s3 = known.get(k3) or g.summary(k3)
-    if not (s0[1] or s1[1] or s2[1] or s3[1]):
-        return []
-    sums = [s0, s1, s2, s3]
+    backwards = b[51::-1]  # the natural cards, the last first: digits of a binary mask
+    if backwards.translate(None, b"\x00\x01\x02"):
+        raise ValueError("a natural card is held at most twice (two decks)")
+    held = int(backwards.translate(_ANY_DIGITS), 2)  # bit c: card type c is held
+    if not (held & held >> 1 & held >> 2 & _RUN_STARTS or held & held >> 1 & _QUEENS & (held & _ACES) << 11):
+        return []  # I5: no pure run (three in a row of one suit, or Q K A)
+    # The quick tests read each suit's rank mask (as the suit summaries have them).
+    m0, m1, m2, m3 = held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39
+    facts = _mask_facts(g.ace_high)
+    f0, f1, f2, f3 = facts[m0], facts[m1], facts[m2], facts[m3]
     jokers = _jokers(g, b)
+    wild_bit = g.wild_bit
     candidates: Sequence[int] = range(NUM_TYPES)
+    in_set = (m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1))  # ranks held in three suits or four
     if jokers < 2:
         # the cards that cannot meld at all (``_lost_cards``); a discard removes at most one
-        m0, m1, m2, m3 = s0[3], s1[3], s2[3], s3[3]
-        keep = ~g.wild_bit
+        keep = ~wild_bit
         if jokers == 0:
-            keep &= ~((m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1)))
-            l0, l1, l2, l3 = s0[7] & keep, s1[7] & keep, s2[7] & keep, s3[7] & keep
+            keep &= ~in_set
+            l0, l1, l2, l3 = m0 & ~f0[2] & keep, m1 & ~f1[2] & keep, m2 & ~f2[2] & keep, m3 & ~f3[2] & keep
         else:
-            l0 = s0[5] & ~(m1 | m2 | m3) & keep
-            l1 = s1[5] & ~(m0 | m2 | m3) & keep
-            l2 = s2[5] & ~(m0 | m1 | m3) & keep
-            l3 = s3[5] & ~(m0 | m1 | m2) & keep
+            l0 = f0[3] & ~(m1 | m2 | m3) & keep
+            l1 = f1[3] & ~(m0 | m2 | m3) & keep
+            l2 = f2[3] & ~(m0 | m1 | m3) & keep
+            l3 = f3[3] & ~(m0 | m1 | m2) & keep
         lost = (l0, l1, l2, l3)
         dead_count = l0.bit_count() + l1.bit_count() + l2.bit_count() + l3.bit_count()
         if dead_count > 1:
@@ -761,12 +855,31 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
             if b[card] > 1:
                 return []
             candidates = (card,)
-    else:
-        lost, need = _lost_cards(g, sums, jokers)
+    if jokers >= 2:
+        # cards with no other card of their suit within two ranks and no other suit of their rank
+        # each need a meld holding two jokers (``_lost_cards``)
+        doubles = int(backwards.translate(_TWICE_DIGITS), 2)
+        keep = ~wild_bit
+        lost = (f0[3] & ~(m1 | m2 | m3) & keep, f1[3] & ~(m0 | m2 | m3) & keep,
+                f2[3] & ~(m0 | m1 | m3) & keep, f3[3] & ~(m0 | m1 | m2) & keep)
+        need = 0
+        for suit, mask in enumerate(lost):
+            if mask:
+                need += 4 if mask & doubles >> (suit * NUM_RANKS) else 2
         if need > jokers:
             if need - 2 > jokers:
                 return []
             candidates = [s * NUM_RANKS + r for s in range(NUM_SUITS) for r in range(NUM_RANKS) if lost[s] >> r & 1]
+    if jokers == 1:
+        # With one joker, every card that is in no jokerless meld (no natural run through it,
+        # its rank in fewer than three suits) must sit in the one meld holding the joker, or
+        # be the discard.
+        doubles = int(backwards.translate(_TWICE_DIGITS), 2)
+        keep = ~in_set & ~wild_bit
+        alone = [m0 & ~f0[2] & keep, m1 & ~f1[2] & keep, m2 & ~f2[2] & keep, m3 & ~f3[2] & keep]
+        twice = [alone[s] & doubles >> (s * NUM_RANKS) for s in range(NUM_SUITS)]
+        if not _joker_meld_after_discard(alone, twice, (m0, m1, m2, m3), g.ace_high):
+            return []
     # If a discard declares, the cards have an arrangement with both lives that leaves at most
     # one natural card out (the discard). With 14 cards the converse holds too: a natural card
     # left out is the discard, so is a leftover joker (the 13 kept cards can take the others

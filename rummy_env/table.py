@@ -8,28 +8,47 @@ joker is never put where the hand holds the natural card).
 from __future__ import annotations
 
 from functools import cache
-from itertools import compress
 
 from .cards import JOKER, NUM_RANKS, NUM_SUITS, make_card
 from .melds import RUN, SET, Template, meld_templates
 
 
-_RANK_SUIT_BITS = tuple((c % NUM_RANKS, c // NUM_RANKS, 1 << (c // NUM_RANKS), 1 << (c % NUM_RANKS)) for c in range(52))
+_HELD_DIGITS = bytes.maketrans(bytes(range(256)), b"0" + b"1" * 255)
+"""Byte translation: a count to the digit "1" if any card is held, else "0"."""
+_SPREAD = tuple(sum(1 << 8 * r for r in range(NUM_RANKS) if m >> r & 1) for m in range(1 << NUM_RANKS))
+"""Per 13-bit rank mask, the same bits spread out to one byte each (rank r at bit 8 r)."""
 
 
 def hand_masks(hand, ace_high: bool) -> tuple[list[int], list[int]]:
     """Per rank, the suits held (bit s); per suit, the run positions held (bit p, ace on 0 and 13)."""
-    by_rank = [0] * NUM_RANKS
-    by_suit = [0] * NUM_SUITS
-    for card in compress(range(52), hand):
-        rank, suit, suit_bit, rank_bit = _RANK_SUIT_BITS[card]
-        by_rank[rank] |= suit_bit
-        by_suit[suit] |= rank_bit
+    held = int(bytes(hand)[51::-1].translate(_HELD_DIGITS), 2)  # bit c: card type c is held
+    s0, s1, s2, s3 = held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39 & 0x1FFF
+    spread = _SPREAD
+    by_rank = list((spread[s0] | spread[s1] << 1 | spread[s2] << 2 | spread[s3] << 3).to_bytes(NUM_RANKS, "little"))
     if ace_high:
-        for suit in range(NUM_SUITS):
-            if by_suit[suit] & 1:
-                by_suit[suit] |= 1 << 13
-    return by_rank, by_suit
+        return by_rank, [s0 | (s0 & 1) << 13, s1 | (s1 & 1) << 13, s2 | (s2 & 1) << 13, s3 | (s3 & 1) << 13]
+    return by_rank, [s0, s1, s2, s3]
+
+
+def suit_masks(hand, ace_high: bool) -> list[int]:
+    """``hand_masks(hand, ace_high)[1]``: per suit, the run positions held."""
+    held = int(bytes(hand)[51::-1].translate(_HELD_DIGITS), 2)  # bit c: card type c is held
+    s0, s1, s2, s3 = held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39 & 0x1FFF
+    if ace_high:
+        return [s0 | (s0 & 1) << 13, s1 | (s1 & 1) << 13, s2 | (s2 & 1) << 13, s3 | (s3 & 1) << 13]
+    return [s0, s1, s2, s3]
+
+
+def suit_mask(hand, suit: int, ace_high: bool) -> int:
+    """``hand_masks(hand, ace_high)[1][suit]``: the run positions held in one suit."""
+    start = suit * NUM_RANKS
+    mask = int(bytes(hand[start:start + NUM_RANKS])[::-1].translate(_HELD_DIGITS), 2)
+    return mask | (mask & 1) << 13 if ace_high else mask
+
+
+def rank_mask(hand, rank: int) -> int:
+    """``hand_masks(hand, ace_high)[0][rank]``: the suits held at one rank."""
+    return (1 if hand[rank] else 0) | (2 if hand[13 + rank] else 0) | (4 if hand[26 + rank] else 0) | (8 if hand[39 + rank] else 0)
 
 
 class TemplateIndex:
@@ -86,6 +105,29 @@ class TemplateIndex:
                     hit = self._run_cache[key] = self._fits(self._runs_by_suit[suit], held, jokers)
                 out.extend(hit)
         return out
+
+    def layable_with(self, hand, card: int) -> list[tuple[int, int]]:
+        """The entries of ``layable(hand)`` whose template holds the natural card ``card``
+        (in the same order): only sets of its rank and runs of its suit can."""
+        jokers = self.usable_jokers(hand)
+        rank, suit = card % NUM_RANKS, card // NUM_RANKS
+        out: list[tuple[int, int]] = []
+        held = rank_mask(hand, rank)
+        if held and (held.bit_count() + jokers >= 3):
+            key = (rank, held, jokers)
+            hit = self._set_cache.get(key)
+            if hit is None:
+                hit = self._set_cache[key] = self._fits(self._sets_by_rank[rank], held, jokers)
+            out.extend(hit)
+        held = suit_mask(hand, suit, self.ace_high)
+        if held and (held.bit_count() + jokers >= 3):
+            key = (suit, held, jokers)
+            hit = self._run_cache.get(key)
+            if hit is None:
+                hit = self._run_cache[key] = self._fits(self._runs_by_suit[suit], held, jokers)
+            out.extend(hit)
+        templates = self.templates
+        return [entry for entry in out if card in templates[entry[0]].cards]
 
     def physical_cards(self, tid: int, hand) -> list[int]:
         """The cards the hand puts down for template ``tid``: naturals where held, else jokers."""
