@@ -11,6 +11,8 @@ Draw
     * Take the discard top when the best arrangement with it, after the best discard, is lower
       than the hand's current deadwood minus its worst loose card (what a useless stock card
       would leave), i.e. the top completes a meld; always take a joker (Indian: also a wild card).
+      A top with no partner in the hand (no card of its rank, none of its suit within two ranks,
+      no joker) is refused without calling the solver.
     * Basic and römi: also take it when it can be laid off on the table (take, lay off, discard:
       one card fewer in hand).
 
@@ -26,18 +28,20 @@ Indian: declare as soon as the mask offers a declaration; else discard.
 
 Discard
     Among the loose cards (deadwood of the best arrangement; never a joker or a wild card), drop
-    the one with the highest ``value - keep - danger``:
+    the one with the highest ``value * late - keep - danger``:
     * ``keep``: near-melds. For each other loose card that makes a pair with it (same rank, or
       same suit within two ranks), the cards that would complete the pair and are still unseen
-      (not in our hand, the discard pile, on the table, or known in another hand), plus the
-      unseen jokers in joker games; worth ``near_weight`` points per live out (capped). In
-      Indian, runs count double while the hand has no pure run (I5), and half again while it
-      lacks the second run.
+      (not in our hand, the discard pile, on the table, the cut or wild card, or known in another
+      hand), plus the unseen jokers in joker games, at most ``max_outs``; worth ``near_weight``
+      points per live out. In Indian, run pairs count ``1 + lives_boost`` times while the hand
+      has no pure run (I5), ``1 + lives_boost / 2`` times while it lacks the second run.
     * ``danger``: cards the next player has shown they collect (known in their hand from the
-      discard pile): a card that melds with two of them, or pairs with one, is fed to them only
-      if nothing else will do; in Basic and römi, a card that fits a table meld (the next player
-      could take it and lay it off) is avoided too.
+      discard pile): a card that melds with two of them (25 points) or pairs with one (6); in
+      Basic and römi, a card that fits a table meld (8: the next player could take it and lay
+      it off). Scaled by ``danger_weight``.
+    * ``late``: ``1 + late_weight * turns / 50``: a card's value weighs more as the hand goes on.
     When the hand has no loose card, the card whose removal leaves the least deadwood.
+    The weights per game are ``DEFAULT_WEIGHTS``.
 """
 
 from __future__ import annotations
@@ -158,7 +162,7 @@ class RuleAgent(Agent):
 
     # ------------------------------------------------------------------ card facts
 
-    def _is_jokerlike(self, card: int, wild_rank: int | None) -> bool:
+    def is_jokerlike(self, card: int, wild_rank: int | None) -> bool:
         return card == JOKER or (wild_rank is not None and card % NUM_RANKS == wild_rank)
 
     def unseen(self, view: View) -> list[int]:
@@ -288,11 +292,11 @@ class RuleAgent(Agent):
         top = view.discard_top
         if top < 0:
             return False
-        if self._is_jokerlike(top, view.wild_rank) and self.game != "basic":
+        if self.is_jokerlike(top, view.wild_rank) and self.game != "basic":
             return True
         hand = view.hand
         fits_table = self.table_game and top in self.table_fits(view)
-        if not fits_table and not self._has_neighbour(top, hand, view.wild_rank):
+        if not fits_table and not self.could_meld(top, hand, view.wild_rank):
             return False  # no meld can hold it: skip the solver
         dead_now, _, loose_now = self.arrangement(hand, view.wild_rank)
         worst_now = max((self.values[c] for c in loose_now), default=0)
@@ -306,9 +310,9 @@ class RuleAgent(Agent):
             return self.game == "basic" or view.opened[0]
         return False
 
-    def _has_neighbour(self, card: int, hand, wild_rank: int | None) -> bool:
-        """Whether ``card`` could join a meld with the hand: a joker to spare, or a card of its rank
-        in another suit, or of its suit within two ranks."""
+    def could_meld(self, card: int, hand, wild_rank: int | None) -> bool:
+        """Whether ``card`` could join a meld with the hand: the hand holds a joker, a card of its
+        rank in another suit, or a card of its suit within two ranks."""
         jokers = hand[JOKER]
         if wild_rank is not None:
             jokers += sum(hand[s * NUM_RANKS + wild_rank] for s in range(4))
@@ -317,11 +321,11 @@ class RuleAgent(Agent):
         rank, suit = card % NUM_RANKS, card // NUM_RANKS
         if any(hand[s * NUM_RANKS + rank] for s in range(4) if s != suit):
             return True
+        top = 13 if self.ace_high else 12
         for position in self._positions(rank):
             for other in (position - 2, position - 1, position + 1, position + 2):
-                if 0 <= other <= 13 and other % NUM_RANKS != rank and hand[suit * NUM_RANKS + other % NUM_RANKS]:
-                    if other <= (13 if self.ace_high else 12):
-                        return True
+                if 0 <= other <= top and other % NUM_RANKS != rank and hand[suit * NUM_RANKS + other % NUM_RANKS]:
+                    return True
         return False
 
     # ------------------------------------------------------------------ Indian play
@@ -370,8 +374,8 @@ class RuleAgent(Agent):
         wild = view.wild_rank
         _, melds, loose = self.arrangement(hand, wild)
         allowed = sorted(set(discardable))
-        plain = [c for c in allowed if not self._is_jokerlike(c, wild)]
-        jokerlike = [c for c in allowed if self._is_jokerlike(c, wild)]
+        plain = [c for c in allowed if not self.is_jokerlike(c, wild)]
+        jokerlike = [c for c in allowed if self.is_jokerlike(c, wild)]
         loose_set = {c for c in loose if c != JOKER}
         candidates = [c for c in plain if c in loose_set]
         rest = [c for c in plain if c not in loose_set]
@@ -417,10 +421,7 @@ class RuleAgent(Agent):
             if size - self._cards_used(view, action)[1] == goes_out:
                 return action
         dead, arranged, loose = self.arrangement(hand)
-        wanted = {}
-        for meld in arranged:
-            key = tuple(sorted(meld))
-            wanted[key] = len(meld)
+        wanted = {tuple(sorted(meld)) for meld in arranged}
         best_meld = None
         for action in melds:
             physical = self._physical(action, hand)
@@ -435,7 +436,7 @@ class RuleAgent(Agent):
                 return best
         loose_set = set(c for c in loose if c != JOKER)
         for action in places:
-            card, slot = self._place_parts(action)
+            card, _ = self._place_parts(action)
             if card in loose_set and not self._is_swap(view, action):
                 return action
         return self._discard(view, legal)

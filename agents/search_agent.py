@@ -1,12 +1,14 @@
 """The search agent: determinised rollouts of the rule agent (perfect-information Monte Carlo).
 
-At a draw choice (stock or discard top) and at a discard, the agent takes the rule agent's best
-few candidates (``candidates``), deals ``worlds`` guesses of the hidden cards, and plays each
-candidate to the end of the hand in every guess with the rule agent in every seat; it picks the
-candidate with the best total reward (ties go to the rule agent's order). All candidates are
-tried on the same guesses (common random numbers), so their difference is measured with far
-less noise than their values. Everything else (declaring, going out, the cut card, melds,
-lay-offs, swaps) is the rule agent's choice.
+At a draw choice where the discard top could join a meld, and at every discard, the agent takes
+the rule agent's choice and its next best discards (``candidates``), deals guesses of the hidden
+cards, and plays each candidate to the end of the hand in every guess with the rule agent in
+every seat. All candidates are played on the same guesses (common random numbers), so their
+differences are measured with far less noise than their values. An alternative replaces the rule
+agent's choice only when its mean advantage, paired guess by guess, exceeds ``z`` standard
+errors; guessing stops after ``min_worlds`` guesses once every alternative is clearly worse, and
+after ``worlds`` guesses at most. Declaring, going out, the cut card, melds, lay-offs and swaps
+are the rule agent's calls.
 
 A guess (``determinise``) is built from the observation only: the unseen cards (the full deck
 less our hand, the discard pile, the table, the cut card or wild card, and the cards known to be
@@ -166,7 +168,7 @@ class SearchAgent(Agent):
         kind = self.moves[choice][0]
         if kind in (DRAW, TAKE_DISCARD):
             top = view.discard_top
-            if top < 0 or (kind == DRAW and not self.rule._has_neighbour(top, view.hand, view.wild_rank)):
+            if top < 0 or (kind == DRAW and not self.rule.could_meld(top, view.hand, view.wild_rank)):
                 return [choice]  # the top can join no meld: nothing to weigh
             other = [int(a) for a in legal if self.moves[a][0] in (DRAW, TAKE_DISCARD) and a != choice]
             return [choice] + other
@@ -175,7 +177,7 @@ class SearchAgent(Agent):
         discardable = [self.moves[a][1] for a in legal if self.moves[a][0] == DISCARD]
         ranked = self.rule.rank_discards(view, discardable)
         base = self.moves[choice][1]
-        order = [base] + [c for c in ranked if c != base and not self.rule._is_jokerlike(c, view.wild_rank)]
+        order = [base] + [c for c in ranked if c != base and not self.rule.is_jokerlike(c, view.wild_rank)]
         return [self.layout.action((DISCARD, c, 0)) for c in order[:self.candidates]]
 
     def search(self, view: View, options: list[int]) -> int:

@@ -508,14 +508,16 @@ class ObservationEncoder:
         return self.finish(self.encode_bytes(state, observer), observer, match_totals)
 
 
-def _write_changes(cells: memoryview, start: int, old: bytes, new: bytes) -> None:
-    """Write into ``cells`` (float32) from ``start`` on the int8 entries where ``new`` differs from ``old``."""
+def _changes(old: bytes | bytearray, new: bytes) -> list[tuple[int, int]]:
+    """(index, int8 value of ``new``) wherever the two byte strings (of one length) differ."""
     diff = int.from_bytes(old, "little") ^ int.from_bytes(new, "little")
+    out = []
     while diff:
         i = (diff.bit_length() - 1) >> 3
         value = new[i]
-        cells[start + i] = value if value < 128 else value - 256
+        out.append((i, value if value < 128 else value - 256))
         diff &= (1 << (i << 3)) - 1
+    return out
 
 
 class ObservationTracker:
@@ -565,6 +567,10 @@ class ObservationTracker:
         self._stock_values = (values * scale[encoder._stock]).tolist()
         self._size_values = (values * scale[encoder._hand_sizes.start]).tolist()
         self._turn_values = (values * scale[encoder._turn]).tolist()
+        # the turn entry for each turn of a hand (when the cap is not huge)
+        self._turn_cells = [self._turn_values[min(t * 127 // self._max_turns, 127)]
+                            for t in range(min(self._max_turns, 1 << 16) + 1)]
+        self._to_act_at = tuple(tuple(encoder._to_act + row for row in rows) for rows in self._row_of)
         self._match = encoder._match
         self._inverse_target = encoder._inverse_target
         self._rows = encoder._rows
@@ -576,12 +582,17 @@ class ObservationTracker:
         n = self._n
         self._vectors = [None] * n  # per seat that has looked: its float32 observation
         self._cells: list[memoryview | None] = [None] * n  # the same memory, to write single cells
+        self._looking: list[tuple] = []  # per seat that has looked: (cells, its _places, rest start)
         self._marks: list[list[int] | None] = [None] * n  # per seat: the one-hot entries last set
         self._table_part = self.encoder.table_bytes(state.table) if self._has_table else b""
         self._rest = bytearray(ObservationEncoder.discard_rest_bytes(state.discard))
         self._rest_length = len(state.discard)
         self._rest_rebuilds = state.rebuilds
         self._sizes = [sum(hand) for hand in state.hands]
+        # each player's rows as the vectors hold them (int8), to find what a move changed
+        self._hand_rows = [bytearray(hand) for hand in state.hands]
+        self._known_rows = [bytearray(known) for known in state.known]
+        self._discarded_rows = [bytearray(self.encoder.capped_discards(d)) for d in state.discarded]
         self._stale = False
 
     def moved(self, player: int, move, state: GameState | None = None, drawn: int = -1) -> None:
@@ -593,10 +604,23 @@ class ObservationTracker:
         if self._stale:
             return
         kind = move[0]
-        if len(state.discard) != self._rest_length or state.rebuilds != self._rest_rebuilds:
-            rest = self._update_rest(state)
-        else:
+        discard = state.discard
+        length = len(discard)
+        old = self._rest_length
+        if length == old and state.rebuilds == self._rest_rebuilds:
             rest = ()
+        elif length == old + 1 and old >= 1 and state.rebuilds == self._rest_rebuilds:
+            under = discard[-2]  # a discard: the old top joins the cards under it
+            self._rest[under] += 1
+            self._rest_length = length
+            rest = (under,)
+        elif length == old - 1 and length >= 1 and state.rebuilds == self._rest_rebuilds:
+            under = discard[-1]  # the top taken: the card under it is the top now
+            self._rest[under] -= 1
+            self._rest_length = length
+            rest = (under,)
+        else:
+            rest = self._update_rest(state)
         sizes = self._sizes
         if kind == DISCARD or kind == DECLARE:
             card = move[1]
@@ -612,18 +636,20 @@ class ObservationTracker:
             sizes[player] += 1
             discarded = -1
         else:  # melds, lay-offs, swaps, the cut card: rewrite the player's rows
-            card = -1
             sizes[player] = sum(state.hands[player])
             self._full_update(state, player, kind, rest)
             return
         in_hand = state.hands[player][card]
-        known = state.known[player][card] if kind != DRAW else -1
+        self._hand_rows[player][card] = in_hand
+        if kind != DRAW:
+            known = self._known_rows[player][card] = state.known[player][card]
+            if discarded != -1:
+                self._discarded_rows[player][card] = discarded
+        else:
+            known = -1
         size = self._size_values[sizes[player]]
-        rest_at = self._rest_slice.start
-        for observer, cells in enumerate(self._cells):
-            if cells is None:
-                continue
-            hand_at, known_at, discarded_at, size_at = self._places[observer][player]
+        for cells, places, rest_at in self._looking:
+            hand_at, known_at, discarded_at, size_at = places[player]
             if hand_at != -1:
                 cells[hand_at + card] = in_hand
             if known != -1:
@@ -632,30 +658,52 @@ class ObservationTracker:
                     cells[discarded_at + card] = discarded
             cells[size_at] = size
             if rest:
-                counts = self._rest
                 for changed in rest:
-                    cells[rest_at + changed] = counts[changed]
+                    cells[rest_at + changed] = self._rest[changed]
             elif rest is None:
-                self._vectors[observer][self._rest_slice] = np.frombuffer(self._rest, dtype=np.uint8)
+                cells[rest_at:rest_at + NUM_TYPES] = np.frombuffer(self._rest, dtype=np.uint8).astype(np.float32)
 
     def _full_update(self, state: GameState, player: int, kind: int, rest: list[int] | tuple | None) -> None:
-        """``moved`` for a move that rewrites the player's rows (and the table, if it can change it)."""
-        table = self.encoder.table_bytes(state.table) if kind == MELD or kind == PLACE or kind == TAKE_CUT else None
+        """``moved`` for a move that may change any card of the player's rows (and the table)."""
+        hand = bytes(state.hands[player])
+        known = bytes(state.known[player])
+        discarded = self.encoder.capped_discards(state.discarded[player])
+        hand_changes = _changes(self._hand_rows[player], hand)
+        known_changes = _changes(self._known_rows[player], known)
+        discarded_changes = _changes(self._discarded_rows[player], discarded)
+        self._hand_rows[player] = bytearray(hand)
+        self._known_rows[player] = bytearray(known)
+        self._discarded_rows[player] = bytearray(discarded)
+        table_changes: list | tuple = ()
+        if kind == MELD or kind == PLACE or kind == TAKE_CUT:
+            table = self.encoder.table_bytes(state.table)
+            table_changes = _changes(self._table_part, table)
+            self._table_part = table
+        size = self._size_values[self._sizes[player]]
+        opened = 1 if state.opened[player] else 0
+        table_at = self._table_at
+        rest_at = self._rest_slice.start
         for observer, cells in enumerate(self._cells):
             if cells is None:
                 continue
-            vector = self._vectors[observer]
-            self._rewrite_player(state, observer, player, vector)
+            hand_at, known_at, discarded_at, size_at = self._places[observer][player]
+            if hand_at != -1:
+                for card, value in hand_changes:
+                    cells[hand_at + card] = value
+            for card, value in known_changes:
+                cells[known_at + card] = value
+            for card, value in discarded_changes:
+                cells[discarded_at + card] = value
+            cells[size_at] = size
+            if self._opened != -1:
+                cells[self._opened + self._row_of[observer][player]] = opened
             if rest is None:
-                vector[self._rest_slice] = np.frombuffer(self._rest, dtype=np.uint8)
+                cells[rest_at:rest_at + NUM_TYPES] = np.frombuffer(self._rest, dtype=np.uint8).astype(np.float32)
             else:
-                at = self._rest_slice.start
                 for changed in rest:
-                    cells[at + changed] = self._rest[changed]
-            if table is not None:
-                _write_changes(cells, self._table_at, self._table_part, table)
-        if table is not None:
-            self._table_part = table
+                    cells[rest_at + changed] = self._rest[changed]
+            for at, value in table_changes:
+                cells[table_at + at] = value
 
     def _update_rest(self, state: GameState) -> list[int] | None:
         """Bring the counts under the discard top up to date: the cards whose count changed, or
@@ -682,19 +730,6 @@ class ObservationTracker:
         self._rest_rebuilds = state.rebuilds
         return changed
 
-    def _rewrite_player(self, state: GameState, observer: int, player: int, vector: np.ndarray) -> None:
-        """Rewrite every row of ``player`` in ``observer``'s vector."""
-        row = self._row_of[observer][player]
-        if player == observer:
-            vector[self._hand] = state.hands[player]
-        start = self._known + row * NUM_TYPES
-        vector[start:start + NUM_TYPES] = state.known[player]
-        start = self._discarded + row * NUM_TYPES
-        vector[start:start + NUM_TYPES] = np.frombuffer(self.encoder.capped_discards(state.discarded[player]), dtype=np.uint8)
-        vector[self._sizes_at + row] = self._size_values[self._sizes[player]]
-        if self._opened != -1:
-            vector[self._opened + row] = 1 if state.opened[player] else 0
-
     def observe(self, state: GameState, observer: int, match_totals=None) -> np.ndarray:
         """The observation of seat ``observer`` now: equal to ``encoder.encode(state, observer, match_totals)``."""
         if self._stale:
@@ -704,16 +739,20 @@ class ObservationTracker:
         if vector is None:
             vector = self._vectors[observer] = self.encoder.encode(state, observer)
             cells = self._cells[observer] = memoryview(vector)
+            self._looking.append((cells, self._places[observer], self._rest_slice.start))
         else:
             cells = self._cells[observer]
             for mark in self._marks[observer]:
                 cells[mark] = 0
             cells[stock] = self._stock_values[len(state.stock)]
             cells[rebuilt] = 1 if state.rebuilds else 0
-            turns = state.turn * 127 // self._max_turns
-            cells[turn] = self._turn_values[turns if turns < 127 else 127]
+            if state.turn < len(self._turn_cells):
+                cells[turn] = self._turn_cells[state.turn]
+            else:
+                turns = state.turn * 127 // self._max_turns
+                cells[turn] = self._turn_values[turns if turns < 127 else 127]
         discard = state.discard
-        mark = to_act + self._row_of[observer][state.current]
+        mark = self._to_act_at[observer][state.current]
         cells[mark] = 1
         marks = [mark]
         if discard:

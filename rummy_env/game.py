@@ -25,7 +25,7 @@ from itertools import compress
 
 from . import solver
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES, format_card, format_cards, make_card
-from .melds import table_meld_cards, table_meld_from_template
+from .melds import meld_templates, table_meld_cards, table_meld_from_template
 from .ruleset import RuleSet, make_ruleset
 from .table import place_card, placements, rank_mask, suit_mask, suit_masks, template_index
 
@@ -41,6 +41,7 @@ _TAKE_DISCARD_MOVE = (TAKE_DISCARD, 0, 0)
 _TAKE_CUT_MOVE = (TAKE_CUT, 0, 0)
 _DISCARD_MOVES = tuple((DISCARD, c, 0) for c in range(NUM_TYPES))
 _DECLARE_MOVES = tuple((DECLARE, c, 0) for c in range(NUM_TYPES))
+_MELD_MOVES = tuple((MELD, t, 0) for t in range(max(len(meld_templates(True)), len(meld_templates(False)))))
 
 
 class IllegalMoveError(ValueError):
@@ -221,8 +222,10 @@ class GameState:
         if taken != -1 and hand[taken]:
             del moves[moves.index(_DISCARD_MOVES[taken], start)]  # G7: not the card just taken
         if self.rules.game == "indian":
-            declare = _DECLARE_MOVES
-            moves += [declare[c] for c in solver.declare_discards(hand, self.wild_rank) if c != taken]
+            cards = solver.declare_discards(hand, self.wild_rank)
+            if cards:
+                declare = _DECLARE_MOVES
+                moves += [declare[c] for c in cards if c != taken]
         return moves
 
     def _draw_moves(self) -> list[Move]:
@@ -234,8 +237,9 @@ class GameState:
             moves.append(_TAKE_CUT_MOVE)
         return moves
 
-    def _plays(self) -> list[Move]:
-        """Melds and placements the current player may make now (B3, R4, R5, R6, G7)."""
+    def _plays(self, first: bool = False) -> list[Move]:
+        """Melds and placements the current player may make now (B3, R4, R5, R6, G7); with
+        ``first``, only the first of them (enough to know whether there is any)."""
         rules = self.rules
         if not rules.table_melds:
             return []
@@ -247,6 +251,7 @@ class GameState:
         may_empty = rules.game == "basic"  # B4; römi needs a last discard (R6)
         index = template_index(rules.ace_high, rules.max_jokers)
         moves: list[Move] = []
+        meld_moves = _MELD_MOVES
         # a natural card that must be placed is in every meld laid: only those can be listed
         layable = index.layable_with(hand, must) if must != -1 and must != JOKER else index.layable(hand)
         for tid, jokers in layable:
@@ -256,36 +261,49 @@ class GameState:
             left = size - len(cards)
             if left == 0:
                 if may_empty:
-                    moves.append((MELD, tid, 0))
+                    moves.append(meld_moves[tid])
+                    if first:
+                        return moves
                 continue
             if taken != -1 and left == hand[taken] - (jokers if taken == JOKER else taken in cards):
                 continue  # G7: only the card just taken would be left to discard
-            moves.append((MELD, tid, 0))
+            moves.append(meld_moves[tid])
+            if first:
+                return moves
         if rules.game == "romi" and not self.opened[player]:
             return moves  # R5: lay-offs and swaps need a meld of one's own on the table
+        natural_must = must != -1 and must != JOKER
         for slot, meld in enumerate(self.table):
+            if natural_must and meld[1] != (must % NUM_RANKS if meld[0] == 0 else must // NUM_RANKS):
+                continue  # a set takes cards of its rank, a run of its suit: not the card to place
             for card, swap in placements(meld, rules.ace_high, rules.max_jokers):
                 if not hand[card] or (must != -1 and card != must):
                     continue
                 if swap:
                     if self._swap_can_finish(slot, card):
                         moves.append((PLACE, card, slot))
+                        if first:
+                            return moves
                     continue
                 left = size - 1
                 if left == 0:
                     if may_empty:
                         moves.append((PLACE, card, slot))
+                        if first:
+                            return moves
                     continue
                 if taken != -1 and left == hand[taken] - (card == taken):
                     continue
                 moves.append((PLACE, card, slot))
+                if first:
+                    return moves
         return moves
 
     def _swap_can_finish(self, slot: int, card: int) -> bool:
         """R5: a swap is legal only when the joker it takes can then be placed."""
         trial = self._trial()
         trial._apply_place(card, slot)
-        return bool(trial._plays())
+        return bool(trial._plays(first=True))
 
     def _can_place_top(self) -> bool:
         """R4: after the first turn the discard top may be taken only if it can be placed at once."""
@@ -308,7 +326,7 @@ class GameState:
                     return False
         trial = self._trial()
         trial._apply_take_discard()
-        return bool(trial._plays())
+        return bool(trial._plays(first=True))
 
     # ----------------------------------------------------------------- going out with the cut card
 
@@ -316,11 +334,23 @@ class GameState:
         """R4: the plays that go out after taking the cut card, or None when there are none."""
         hand = self.hands[self.current][:]
         hand[self.cut_card] += 1
-        if not _may_go_out(hand, self.cut_card, self.table, self.rules):
+        rules = self.rules
+        if not _may_go_out(hand, self.cut_card, self.table, rules):
             return None
+        # The search reads only the hand, the cut card, the table and whether the player has
+        # opened (and the meld rules): hands that come back with the same table reuse its answer.
+        key = (rules.game, rules.ace_high, rules.max_jokers, bytes(hand), self.cut_card,
+               _table_key(self.table), self.opened[self.current])
+        known = _GOING_OUT.get(key, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return None if known is None else list(known)
         trial = self._trial()
         trial._take_cut_card()
-        return _search_going_out(trial, {})
+        plays = _search_going_out(trial, {})
+        if len(_GOING_OUT) >= _GOING_OUT_LIMIT:
+            _GOING_OUT.clear()
+        _GOING_OUT[key] = None if plays is None else tuple(plays)
+        return plays
 
     def _take_cut_card(self) -> None:
         hand = self.hands[self.current]
@@ -684,13 +714,18 @@ def _may_go_out(hand, cut: int, table: list[list], rules: RuleSet) -> bool:
     by_suit = suit_masks(hand, ace_high)
     if jokers < 2:  # with two jokers every card has a home in the hand (a set of three)
         homeless = 0
-        for card in _no_hand_home(by_suit, jokers, ace_high):
-            if not _table_home(card, by_suit[card // NUM_RANKS], jokers, table, ace_high):
-                if card == cut:
-                    return False
-                homeless += hand[card]
-                if homeless > 1:
-                    return False
+        for suit, mask in enumerate(_no_hand_home_masks(by_suit, jokers, ace_high)):
+            held = by_suit[suit]
+            while mask:
+                low = mask & -mask
+                mask ^= low
+                card = suit * NUM_RANKS + low.bit_length() - 1
+                if not (table and _table_home(card, held, jokers, table, ace_high)):
+                    if card == cut:
+                        return False
+                    homeless += hand[card]
+                    if homeless > 1:
+                        return False
     relaxed = hand[:]
     if table:
         for card in compress(range(NUM_NATURAL), hand):
@@ -700,35 +735,29 @@ def _may_go_out(hand, cut: int, table: list[list], rules: RuleSet) -> bool:
     return solver.min_loose_cards(relaxed) <= 1
 
 
-def _no_hand_home(by_suit: list[int], jokers: int, ace_high: bool) -> list[int]:
-    """The natural cards held that have no home in the hand (``_hand_home`` is False), for
-    ``jokers`` 0 or 1, found suit by suit with bit masks: with no joker, the cards in no natural
-    run and of a rank held in fewer than three suits; with one, the cards with no other card of
-    their suit within two ranks and no other suit of their rank."""
+def _no_hand_home_masks(by_suit: list[int], jokers: int, ace_high: bool) -> tuple[int, int, int, int]:
+    """Per suit, the ranks of the natural cards held that have no home in the hand
+    (``_hand_home`` is False), for ``jokers`` 0 or 1, with bit masks: with no joker, the cards in
+    no natural run and of a rank held in fewer than three suits; with one, the cards with no other
+    card of their suit within two ranks and no other suit of their rank."""
     facts = solver._mask_facts(ace_high)
     m0, m1, m2, m3 = by_suit[0] & 0x1FFF, by_suit[1] & 0x1FFF, by_suit[2] & 0x1FFF, by_suit[3] & 0x1FFF
     if jokers == 0:
         keep = ~((m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1)))
-        masks = (m0 & ~facts[m0][2] & keep, m1 & ~facts[m1][2] & keep,
-                 m2 & ~facts[m2][2] & keep, m3 & ~facts[m3][2] & keep)
-    else:
-        masks = (facts[m0][3] & ~(m1 | m2 | m3), facts[m1][3] & ~(m0 | m2 | m3),
-                 facts[m2][3] & ~(m0 | m1 | m3), facts[m3][3] & ~(m0 | m1 | m2))
-    out = []
-    for suit, mask in enumerate(masks):
-        while mask:
-            low = mask & -mask
-            out.append(suit * NUM_RANKS + low.bit_length() - 1)
-            mask ^= low
-    return out
+        return (m0 & ~facts[m0][2] & keep, m1 & ~facts[m1][2] & keep,
+                m2 & ~facts[m2][2] & keep, m3 & ~facts[m3][2] & keep)
+    return (facts[m0][3] & ~(m1 | m2 | m3), facts[m1][3] & ~(m0 | m2 | m3),
+            facts[m2][3] & ~(m0 | m1 | m3), facts[m3][3] & ~(m0 | m1 | m2))
 
 
 def _swappable_jokers(hand, table: list[list]) -> int:
     """Table jokers whose natural card the hand holds: the most a swap could bring in (R5)."""
     count = 0
-    for kind, key, low, slots in table:
+    for meld in table:
+        slots = meld[3]
         if JOKER not in slots:
             continue
+        kind, key, low = meld[0], meld[1], meld[2]
         for i, card in enumerate(slots):
             if card == JOKER:
                 stands_for = make_card(key, i) if kind == 0 else make_card((low + i) % NUM_RANKS, key)
@@ -738,16 +767,18 @@ def _swappable_jokers(hand, table: list[list]) -> int:
 
 def _hand_home(card: int, suits: int, held: int, jokers: int, ace_high: bool) -> bool:
     """Whether ``card`` could meld with other held cards and ``jokers`` jokers (``suits``: the
-    suits held at its rank; ``held``: the run positions held in its suit, as ``hand_masks``)."""
-    rank, suit = card % NUM_RANKS, card // NUM_RANKS
-    if (suits & ~(1 << suit)).bit_count() + jokers >= 2:
+    suits held at its rank; ``held``: the run positions held in its suit, as ``hand_masks``;
+    the card itself is held): a set with another suit or two, or a run of three positions with
+    the others held (no joker) or one other held within two ranks (one joker)."""
+    if jokers >= 2:
         return True
-    top = 13 if ace_high else 12
-    for pos in ((rank, 13) if (ace_high and rank == 0) else (rank,)):
-        for low in (pos - 2, pos - 1, pos):
-            if 0 <= low and low + 2 <= top and (held & (0b111 << low) & ~(1 << pos)).bit_count() + jokers >= 2:
-                return True
-    return False
+    rank = card % NUM_RANKS
+    if (suits & ~(1 << card // NUM_RANKS)).bit_count() + jokers >= 2:
+        return True
+    facts = solver._mask_facts(ace_high)[held & 0x1FFF]
+    if jokers == 0:
+        return bool(facts[2] >> rank & 1)  # in a run of three held
+    return not facts[3] >> rank & 1  # not alone in its suit
 
 
 def _table_home(card: int, held: int, jokers: int, table: list[list], ace_high: bool) -> bool:
@@ -772,6 +803,12 @@ def _table_home(card: int, held: int, jokers: int, table: list[list], ace_high: 
                 if missing <= jokers and len(slots) + (stop - first if stop > first else 0) + 1 <= 13:
                     return True
     return False
+
+
+_GOING_OUT: dict[tuple, tuple | None] = {}
+"""Answers of the going-out search (R4), by everything it reads; cleared when full."""
+_GOING_OUT_LIMIT = 1 << 14
+_UNKNOWN = object()
 
 
 def _table_key(table: list[list]) -> tuple:

@@ -622,6 +622,7 @@ def _game(game: str, wild_rank: int | None) -> _Game:
 def clear_caches() -> None:
     """Forget every memoised suit profile (for benchmarks of a cold start; answers do not change)."""
     _GAMES.clear()
+    _LOOSE.clear()
 
 
 def _bytes(counts: Sequence[int]) -> bytes:
@@ -690,9 +691,19 @@ def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None)
 def min_loose_cards(counts: Sequence[int]) -> int:
     """Fewest natural cards left outside melds under Indian meld rules (ace high, any number of
     jokers a meld): a relaxation that bounds the römi going-out search (R4)."""
-    g = _GAMES.get(("count", None)) or _game("count", None)
     b = _bytes(counts)
-    return g.solve(b[:NUM_NATURAL], b[JOKER], FREE)
+    got = _LOOSE.get(b)
+    if got is None:
+        g = _GAMES.get(("count", None)) or _game("count", None)
+        got = g.solve(b[:NUM_NATURAL], b[JOKER], FREE)
+        if len(_LOOSE) >= _CACHE_LIMIT:
+            _LOOSE.clear()
+        _LOOSE[b] = got
+    return got
+
+
+_LOOSE: dict[bytes, int] = {}
+"""``min_loose_cards`` answers by the hand's 53 counts (the whole input)."""
 
 
 def _jokers(g: _Game, b: bytes) -> int:
@@ -819,7 +830,10 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
     card that cannot meld, and at most one suit's claim on two jokers.
     """
     g = _GAMES.get(("indian", wild_rank)) or _game("indian", wild_rank)
-    b = _bytes(counts)
+    try:  # ``_bytes``, with its checks, past the common case of a list of 53 small counts
+        b = bytes(counts) if type(counts) is list and len(counts) == NUM_TYPES else _bytes(counts)
+    except (TypeError, ValueError):
+        b = _bytes(counts)
     backwards = b[51::-1]  # the natural cards, the last first: digits of a binary mask
     if backwards.translate(None, b"\x00\x01\x02"):
         raise ValueError("a natural card is held at most twice (two decks)")

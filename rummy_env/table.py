@@ -15,15 +15,33 @@ from .melds import RUN, SET, Template, meld_templates
 
 _HELD_DIGITS = bytes.maketrans(bytes(range(256)), b"0" + b"1" * 255)
 """Byte translation: a count to the digit "1" if any card is held, else "0"."""
-_SPREAD = tuple(sum(1 << 8 * r for r in range(NUM_RANKS) if m >> r & 1) for m in range(1 << NUM_RANKS))
-"""Per 13-bit rank mask, the same bits spread out to one byte each (rank r at bit 8 r)."""
+_SPREAD: list[int] = []
+"""Per 13-bit rank mask, the same bits spread out to one byte each (rank r at bit 8 r); filled on
+first use."""
+
+
+def _spread() -> list[int]:
+    if not _SPREAD:
+        out = [0] * (1 << NUM_RANKS)
+        for m in range(1, 1 << NUM_RANKS):
+            low = m & -m
+            out[m] = out[m ^ low] | 1 << 8 * (low.bit_length() - 1)
+        _SPREAD[:] = out
+    return _SPREAD
+
+
+def _counts(hand) -> bytes:
+    """Card counts as bytes, whatever sequence of ints holds them (a numpy array's own bytes are
+    not its counts, so anything but bytes goes through a list)."""
+    return bytes(hand) if isinstance(hand, (bytes, bytearray)) else bytes([min(int(n), 255) for n in hand])
 
 
 def hand_masks(hand, ace_high: bool) -> tuple[list[int], list[int]]:
     """Per rank, the suits held (bit s); per suit, the run positions held (bit p, ace on 0 and 13)."""
-    held = int(bytes(hand)[51::-1].translate(_HELD_DIGITS), 2)  # bit c: card type c is held
+    counts = bytes(hand) if type(hand) is list else _counts(hand)
+    held = int(counts[51::-1].translate(_HELD_DIGITS), 2)  # bit c: card type c is held
     s0, s1, s2, s3 = held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39 & 0x1FFF
-    spread = _SPREAD
+    spread = _SPREAD or _spread()
     by_rank = list((spread[s0] | spread[s1] << 1 | spread[s2] << 2 | spread[s3] << 3).to_bytes(NUM_RANKS, "little"))
     if ace_high:
         return by_rank, [s0 | (s0 & 1) << 13, s1 | (s1 & 1) << 13, s2 | (s2 & 1) << 13, s3 | (s3 & 1) << 13]
@@ -32,7 +50,8 @@ def hand_masks(hand, ace_high: bool) -> tuple[list[int], list[int]]:
 
 def suit_masks(hand, ace_high: bool) -> list[int]:
     """``hand_masks(hand, ace_high)[1]``: per suit, the run positions held."""
-    held = int(bytes(hand)[51::-1].translate(_HELD_DIGITS), 2)  # bit c: card type c is held
+    counts = bytes(hand) if type(hand) is list else _counts(hand)
+    held = int(counts[51::-1].translate(_HELD_DIGITS), 2)  # bit c: card type c is held
     s0, s1, s2, s3 = held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39 & 0x1FFF
     if ace_high:
         return [s0 | (s0 & 1) << 13, s1 | (s1 & 1) << 13, s2 | (s2 & 1) << 13, s3 | (s3 & 1) << 13]
@@ -42,13 +61,15 @@ def suit_masks(hand, ace_high: bool) -> list[int]:
 def suit_mask(hand, suit: int, ace_high: bool) -> int:
     """``hand_masks(hand, ace_high)[1][suit]``: the run positions held in one suit."""
     start = suit * NUM_RANKS
-    mask = int(bytes(hand[start:start + NUM_RANKS])[::-1].translate(_HELD_DIGITS), 2)
+    part = hand[start:start + NUM_RANKS]
+    mask = int((bytes(part) if type(part) is list else _counts(part))[::-1].translate(_HELD_DIGITS), 2)
     return mask | (mask & 1) << 13 if ace_high else mask
 
 
 def rank_mask(hand, rank: int) -> int:
     """``hand_masks(hand, ace_high)[0][rank]``: the suits held at one rank."""
-    return (1 if hand[rank] else 0) | (2 if hand[13 + rank] else 0) | (4 if hand[26 + rank] else 0) | (8 if hand[39 + rank] else 0)
+    return ((1 if hand[rank] else 0) | (2 if hand[13 + rank] else 0)
+            | (4 if hand[26 + rank] else 0) | (8 if hand[39 + rank] else 0))
 
 
 class TemplateIndex:
@@ -87,22 +108,42 @@ class TemplateIndex:
 
     def layable(self, hand) -> list[tuple[int, int]]:
         """(template id, jokers it needs) for every template the hand can lay now."""
-        jokers = self.usable_jokers(hand)
+        jokers = hand[JOKER]
+        if self.max_jokers is not None and jokers > self.max_jokers:
+            jokers = self.max_jokers  # ``usable_jokers``
         out: list[tuple[int, int]] = []
-        by_rank, by_suit = hand_masks(hand, self.ace_high)
-        for rank, held in enumerate(by_rank):
-            if held and (held.bit_count() + jokers >= 3):
-                key = (rank, held, jokers)
-                hit = self._set_cache.get(key)
-                if hit is None:
-                    hit = self._set_cache[key] = self._fits(self._sets_by_rank[rank], held, jokers)
-                out.extend(hit)
-        for suit, held in enumerate(by_suit):
+        counts = bytes(hand) if type(hand) is list else _counts(hand)
+        held_cards = int(counts[51::-1].translate(_HELD_DIGITS), 2)  # bit c: card type c is held
+        m0, m1 = held_cards & 0x1FFF, held_cards >> 13 & 0x1FFF
+        m2, m3 = held_cards >> 26 & 0x1FFF, held_cards >> 39 & 0x1FFF
+        # the ranks held in enough suits for a set of three with the jokers
+        if jokers >= 2:
+            ranks = m0 | m1 | m2 | m3
+        elif jokers == 1:
+            ranks = (m0 & (m1 | m2 | m3)) | (m1 & (m2 | m3)) | (m2 & m3)
+        else:
+            ranks = (m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1))
+        set_cache = self._set_cache
+        while ranks:
+            low = ranks & -ranks
+            ranks ^= low
+            rank = low.bit_length() - 1
+            held = (m0 >> rank & 1) | (m1 >> rank & 1) << 1 | (m2 >> rank & 1) << 2 | (m3 >> rank & 1) << 3
+            key = (rank, held, jokers)
+            hit = set_cache.get(key)
+            if hit is None:
+                hit = set_cache[key] = self._fits(self._sets_by_rank[rank], held, jokers)
+            out.extend(hit)
+        run_cache = self._run_cache
+        ace_high = self.ace_high
+        for suit, held in enumerate((m0, m1, m2, m3)):
+            if ace_high and held & 1:
+                held |= 1 << 13  # the ace also stands after the king (as ``hand_masks``)
             if held and (held.bit_count() + jokers >= 3):
                 key = (suit, held, jokers)
-                hit = self._run_cache.get(key)
+                hit = run_cache.get(key)
                 if hit is None:
-                    hit = self._run_cache[key] = self._fits(self._runs_by_suit[suit], held, jokers)
+                    hit = run_cache[key] = self._fits(self._runs_by_suit[suit], held, jokers)
                 out.extend(hit)
         return out
 

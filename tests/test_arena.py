@@ -234,7 +234,7 @@ def test_three_players_get_openskill_ratings():
 
 @pytest.mark.parametrize("game", ["indian", "basic", "romi"])
 def test_rule_agent_beats_random_clearly(game):
-    config = ArenaConfig(game=game, agents=("random", "rule"), hands=160, seed=11)
+    config = ArenaConfig(game=game, agents=("random", "rule"), hands=240, seed=11)
     summary = summarize(config, run_arena(config, progress=False))
     random_row, rule_row = summary["agents"]
     assert rule_row["win_rate_low"] > 0.8, rule_row
