@@ -529,12 +529,13 @@ class ObservationTracker:
     cards, discards and opened flag of the player who made it and of nobody else; a draw changes
     one card of the hand, taking the discard top one card of the hand and of the known cards, a
     discard or declaration that card of the hand, known cards and discards; melds, lay-offs and the
-    cut-card move (which rewrite the player's rows whole) are the only moves that change the table;
-    the cards under the discard top stay put while the pile grows. Call ``start`` for each new hand
-    and ``moved`` after each move.
+    cut-card move (after which the player's rows are compared card by card) are the only moves that
+    change the table; the cards under the discard top stay put while the pile grows. Call ``start``
+    for each new hand and ``moved`` after each move.
 
     Each seat that has looked keeps a float32 vector; ``moved`` writes the cells a move changed
-    into every such vector, and ``observe`` sets the one-hot marks and scalars and returns a copy.
+    into every such vector, and ``observe`` sets the one-hot marks and scalars and returns a copy
+    (a new array each time: observations handed out never change).
     """
 
     def __init__(self, encoder: ObservationEncoder):
@@ -635,7 +636,7 @@ class ObservationTracker:
             card = drawn
             sizes[player] += 1
             discarded = -1
-        else:  # melds, lay-offs, swaps, the cut card: rewrite the player's rows
+        else:  # melds, lay-offs, swaps, the cut card: compare the player's rows card by card
             sizes[player] = sum(state.hands[player])
             self._full_update(state, player, kind, rest)
             return

@@ -27,7 +27,7 @@ from . import solver
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES, format_card, format_cards, make_card
 from .melds import meld_templates, table_meld_cards, table_meld_from_template
 from .ruleset import RuleSet, make_ruleset
-from .table import place_card, placements, rank_mask, suit_mask, suit_masks, template_index
+from .table import held_bits, place_card, placements, suit_masks, template_index
 
 DRAW, TAKE_DISCARD, TAKE_CUT, DISCARD, DECLARE, MELD, PLACE = range(7)
 MOVE_NAMES = ("draw", "take_discard", "take_cut", "discard", "declare", "meld", "place")
@@ -230,12 +230,22 @@ class GameState:
 
     def _draw_moves(self) -> list[Move]:
         moves: list[Move] = [_DRAW_MOVE]
+        facts = None  # what the two römi look-aheads both read, found once
         if self.discard:
-            if self.rules.game != "romi" or self.turns_taken[self.current] == 0 or self._can_place_top():
+            if self.rules.game != "romi" or self.turns_taken[self.current] == 0:
                 moves.append(_TAKE_DISCARD_MOVE)
-        if self.cut_card != -1 and self._going_out_plays() is not None:
+            else:
+                facts = self._hand_facts()
+                if self._can_place_top(facts):
+                    moves.append(_TAKE_DISCARD_MOVE)
+        if self.cut_card != -1 and self._going_out_plays(facts or self._hand_facts()) is not None:
             moves.append(_TAKE_CUT_MOVE)
         return moves
+
+    def _hand_facts(self) -> tuple[int, list[int]]:
+        """(bit c set for each natural card type c the player to act holds, the card each table
+        joker stands for)."""
+        return held_bits(self.hands[self.current]), _table_jokers(self.table)
 
     def _plays(self, first: bool = False) -> list[Move]:
         """Melds and placements the current player may make now (B3, R4, R5, R6, G7); with
@@ -305,20 +315,28 @@ class GameState:
         trial._apply_place(card, slot)
         return bool(trial._plays(first=True))
 
-    def _can_place_top(self) -> bool:
-        """R4: after the first turn the discard top may be taken only if it can be placed at once."""
+    def _can_place_top(self, facts: tuple[int, list[int]] | None = None) -> bool:
+        """R4: after the first turn the discard top may be taken only if it can be placed at once
+        (``facts``: ``_hand_facts()``, if known)."""
         top = self.discard[-1]
         if top != JOKER:
-            hand = self.hands[self.current][:]
-            hand[top] += 1
+            hand = self.hands[self.current]
+            held_cards, table_jokers = facts if facts is not None else self._hand_facts()
+            held_cards |= 1 << top  # the hand once it has taken the top
             ace_high = self.rules.ace_high
-            held = suit_mask(hand, top // NUM_RANKS, ace_high)
-            suits = rank_mask(hand, top % NUM_RANKS)
+            rank, suit = top % NUM_RANKS, top // NUM_RANKS
+            held = held_cards >> (suit * NUM_RANKS) & 0x1FFF
+            if ace_high and held & 1:
+                held |= 1 << 13  # the ace also stands after the king (as ``hand_masks``)
+            at_rank = held_cards >> rank  # bits 0, 13, 26, 39: the rank in each suit
+            suits = at_rank & 1 | (at_rank >> 12 & 2) | (at_rank >> 24 & 4) | (at_rank >> 36 & 8)
             jokers = min(2, hand[JOKER])
             # a home in the hand with the jokers held is one with any more (swaps) too
             if not _hand_home(top, suits, held, jokers, ace_high):
                 table = self.table if self.opened[self.current] else []
-                more = jokers < 2 and table and _swappable_jokers(hand, table)
+                more = 0
+                if jokers < 2 and table:  # swappable jokers (``_swappable_jokers``) of the hand with the top
+                    more = sum(1 for card in table_jokers if card == top or hand[card])
                 if more:
                     jokers = min(2, jokers + more)
                 if not ((more and _hand_home(top, suits, held, jokers, ace_high))
@@ -330,12 +348,18 @@ class GameState:
 
     # ----------------------------------------------------------------- going out with the cut card
 
-    def _going_out_plays(self) -> list[Move] | None:
-        """R4: the plays that go out after taking the cut card, or None when there are none."""
+    def _going_out_plays(self, facts: tuple[int, list[int]] | None = None) -> list[Move] | None:
+        """R4: the plays that go out after taking the cut card, or None when there are none
+        (``facts``: ``_hand_facts()``, if known)."""
         hand = self.hands[self.current][:]
-        hand[self.cut_card] += 1
+        cut = self.cut_card
+        hand[cut] += 1
         rules = self.rules
-        if not _may_go_out(hand, self.cut_card, self.table, rules):
+        held = swappable = None
+        if facts is not None:
+            held = facts[0] | (1 << cut if cut != JOKER else 0)
+            swappable = sum(1 for card in facts[1] if hand[card])
+        if not _may_go_out(hand, cut, self.table, rules, held, swappable):
             return None
         # The search reads only the hand, the cut card, the table and whether the player has
         # opened (and the meld rules): hands that come back with the same table reuse its answer.
@@ -699,19 +723,27 @@ def replay(game: str, num_players: int, seed: int | str, moves, first_player: in
 # --------------------------------------------------------------------- going out search (R4)
 
 
-def _may_go_out(hand, cut: int, table: list[list], rules: RuleSet) -> bool:
+def _may_go_out(hand, cut: int, table: list[list], rules: RuleSet, held: int | None = None,
+                swappable: int | None = None) -> bool:
     """Necessary conditions for going out, cheapest first (the search is exact; these only prune).
 
     1. At most one natural card (not the cut card) has no possible home: no meld with held cards
        and the jokers that could be had, and no table meld it could reach.
     2. A relaxation: cards that could go on the table become jokers, and the rest must meld under
        Indian meld rules (any number of jokers a meld) leaving at most one card for the discard.
+
+    ``held`` (bit c: card type c is held) and ``swappable`` (``_swappable_jokers``), if known.
     """
     jokers = hand[JOKER]
     if jokers < 2:
-        jokers = min(2, jokers + _swappable_jokers(hand, table))
+        jokers = min(2, jokers + (_swappable_jokers(hand, table) if swappable is None else swappable))
     ace_high = rules.ace_high
-    by_suit = suit_masks(hand, ace_high)
+    if held is None:
+        by_suit = suit_masks(hand, ace_high)
+    else:
+        by_suit = [held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39 & 0x1FFF]
+        if ace_high:
+            by_suit = [m | (m & 1) << 13 for m in by_suit]
     if jokers < 2:  # with two jokers every card has a home in the hand (a set of three)
         homeless = 0
         for suit, mask in enumerate(_no_hand_home_masks(by_suit, jokers, ace_high)):
@@ -748,6 +780,20 @@ def _no_hand_home_masks(by_suit: list[int], jokers: int, ace_high: bool) -> tupl
                 m2 & ~facts[m2][2] & keep, m3 & ~facts[m3][2] & keep)
     return (facts[m0][3] & ~(m1 | m2 | m3), facts[m1][3] & ~(m0 | m2 | m3),
             facts[m2][3] & ~(m0 | m1 | m3), facts[m3][3] & ~(m0 | m1 | m2))
+
+
+def _table_jokers(table: list[list]) -> list[int]:
+    """The natural card each joker on the table stands for (one entry per joker)."""
+    out = []
+    for meld in table:
+        slots = meld[3]
+        if JOKER not in slots:
+            continue
+        kind, key, low = meld[0], meld[1], meld[2]
+        for i, card in enumerate(slots):
+            if card == JOKER:
+                out.append(make_card(key, i) if kind == 0 else make_card((low + i) % NUM_RANKS, key))
+    return out
 
 
 def _swappable_jokers(hand, table: list[list]) -> int:

@@ -816,7 +816,8 @@ def can_declare(counts: Sequence[int], wild_rank: int | None = None) -> bool:
     return _declarable(g, b, sum(b))
 
 
-_ANY_DIGITS = bytes.maketrans(bytes(range(256)), b"0" + b"1" * 255)
+_HELD_OR_BAD = bytes.maketrans(bytes(range(256)), b"011" + b"x" * 253)
+"""Byte translation of a count: "0" for none, "1" for one or two, "x" (not a binary digit) above."""
 _RUN_STARTS = sum(1 << (s * NUM_RANKS + r) for s in range(NUM_SUITS) for r in range(NUM_RANKS - 2))
 """Bits of the natural cards (``suit * 13 + rank``) that can start a run of three within the suit."""
 _QUEENS = sum(1 << (s * NUM_RANKS + 11) for s in range(NUM_SUITS))
@@ -835,9 +836,10 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
     except (TypeError, ValueError):
         b = _bytes(counts)
     backwards = b[51::-1]  # the natural cards, the last first: digits of a binary mask
-    if backwards.translate(None, b"\x00\x01\x02"):
-        raise ValueError("a natural card is held at most twice (two decks)")
-    held = int(backwards.translate(_ANY_DIGITS), 2)  # bit c: card type c is held
+    try:
+        held = int(backwards.translate(_HELD_OR_BAD), 2)  # bit c: card type c is held
+    except ValueError:  # a count above 2 became a digit int() refuses
+        raise ValueError("a natural card is held at most twice (two decks)") from None
     if not (held & held >> 1 & held >> 2 & _RUN_STARTS or held & held >> 1 & _QUEENS & (held & _ACES) << 11):
         return []  # I5: no pure run (three in a row of one suit, or Q K A)
     # The quick tests read each suit's rank mask (as the suit summaries have them).

@@ -30,19 +30,28 @@ def _spread() -> list[int]:
     return _SPREAD
 
 
-def _counts(hand) -> bytes:
-    """Card counts as bytes, whatever sequence of ints holds them (a numpy array's own bytes are
-    not its counts, so anything but bytes goes through a list)."""
-    return bytes(hand) if isinstance(hand, (bytes, bytearray)) else bytes([min(int(n), 255) for n in hand])
+def held_bits(hand) -> int:
+    """The card types held as bits: bit c is set when ``hand[c]`` (c < 52) is not zero."""
+    try:
+        counts = bytes(hand) if type(hand) is list else _presence(hand)
+    except (TypeError, ValueError):  # a count outside 0..255
+        counts = _presence(hand)
+    return int(counts[51::-1].translate(_HELD_DIGITS), 2)
+
+
+def _presence(hand) -> bytes:
+    """Bytes that are zero exactly where the counts are (a numpy array's own bytes are not its
+    counts, so anything but bytes goes through a list)."""
+    return bytes(hand) if isinstance(hand, (bytes, bytearray)) else bytes([1 if n else 0 for n in hand])
 
 
 def hand_masks(hand, ace_high: bool) -> tuple[list[int], list[int]]:
     """Per rank, the suits held (bit s); per suit, the run positions held (bit p, ace on 0 and 13)."""
-    counts = bytes(hand) if type(hand) is list else _counts(hand)
-    held = int(counts[51::-1].translate(_HELD_DIGITS), 2)  # bit c: card type c is held
+    held = held_bits(hand)
     s0, s1, s2, s3 = held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39 & 0x1FFF
     spread = _SPREAD or _spread()
-    by_rank = list((spread[s0] | spread[s1] << 1 | spread[s2] << 2 | spread[s3] << 3).to_bytes(NUM_RANKS, "little"))
+    spread_out = spread[s0] | spread[s1] << 1 | spread[s2] << 2 | spread[s3] << 3  # byte r: the suits of rank r
+    by_rank = list(spread_out.to_bytes(NUM_RANKS, "little"))
     if ace_high:
         return by_rank, [s0 | (s0 & 1) << 13, s1 | (s1 & 1) << 13, s2 | (s2 & 1) << 13, s3 | (s3 & 1) << 13]
     return by_rank, [s0, s1, s2, s3]
@@ -50,8 +59,7 @@ def hand_masks(hand, ace_high: bool) -> tuple[list[int], list[int]]:
 
 def suit_masks(hand, ace_high: bool) -> list[int]:
     """``hand_masks(hand, ace_high)[1]``: per suit, the run positions held."""
-    counts = bytes(hand) if type(hand) is list else _counts(hand)
-    held = int(counts[51::-1].translate(_HELD_DIGITS), 2)  # bit c: card type c is held
+    held = held_bits(hand)
     s0, s1, s2, s3 = held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39 & 0x1FFF
     if ace_high:
         return [s0 | (s0 & 1) << 13, s1 | (s1 & 1) << 13, s2 | (s2 & 1) << 13, s3 | (s3 & 1) << 13]
@@ -60,9 +68,7 @@ def suit_masks(hand, ace_high: bool) -> list[int]:
 
 def suit_mask(hand, suit: int, ace_high: bool) -> int:
     """``hand_masks(hand, ace_high)[1][suit]``: the run positions held in one suit."""
-    start = suit * NUM_RANKS
-    part = hand[start:start + NUM_RANKS]
-    mask = int((bytes(part) if type(part) is list else _counts(part))[::-1].translate(_HELD_DIGITS), 2)
+    mask = held_bits(hand) >> (suit * NUM_RANKS) & 0x1FFF
     return mask | (mask & 1) << 13 if ace_high else mask
 
 
@@ -112,8 +118,7 @@ class TemplateIndex:
         if self.max_jokers is not None and jokers > self.max_jokers:
             jokers = self.max_jokers  # ``usable_jokers``
         out: list[tuple[int, int]] = []
-        counts = bytes(hand) if type(hand) is list else _counts(hand)
-        held_cards = int(counts[51::-1].translate(_HELD_DIGITS), 2)  # bit c: card type c is held
+        held_cards = held_bits(hand)
         m0, m1 = held_cards & 0x1FFF, held_cards >> 13 & 0x1FFF
         m2, m3 = held_cards >> 26 & 0x1FFF, held_cards >> 39 & 0x1FFF
         # the ranks held in enough suits for a set of three with the jokers
