@@ -145,44 +145,20 @@ class GameState:
 
     def clone(self) -> GameState:
         """An independent copy of this state."""
-        other = GameState.__new__(GameState)
-        other.rules = self.rules
-        other.seed = self.seed
-        other.first_player = self.first_player
-        other.hands = [h[:] for h in self.hands]
-        other.stock = self.stock[:]
-        other.discard = self.discard[:]
-        other.table = [[m[0], m[1], m[2], m[3][:]] for m in self.table]
-        other.cut_card = self.cut_card
-        other.wild_card = self.wild_card
-        other.wild_rank = self.wild_rank
-        other.current = self.current
-        other.phase = self.phase
-        other.turn = self.turn
-        other.turns_taken = self.turns_taken[:]
-        other.taken_card = self.taken_card
-        other.must_place = self.must_place
-        other.opened = self.opened[:]
-        other.has_laid = self.has_laid[:]
-        other.laid_this_turn = self.laid_this_turn
-        other.rebuilds = self.rebuilds
-        other.known = [k[:] for k in self.known]
-        other.discarded = [d[:] for d in self.discarded]
-        other.result = self.result
-        other.history = self.history[:]
-        other._legal = self._legal
-        return other
+        return self._copy(whole=True)
 
     def _trial(self) -> GameState:
         """A copy for looking ahead within the turn (taking a card, melds, lay-offs, swaps): what
         those change is copied (hands, known cards, the discard pile, the table, who has opened);
         what they never touch is shared (the stock, discards made, turns, history)."""
+        return self._copy(whole=False)
+
+    def _copy(self, whole: bool) -> GameState:
         other = GameState.__new__(GameState)
         other.rules = self.rules
         other.seed = self.seed
         other.first_player = self.first_player
         other.hands = [h[:] for h in self.hands]
-        other.stock = self.stock
         other.discard = self.discard[:]
         other.table = [[m[0], m[1], m[2], m[3][:]] for m in self.table]
         other.cut_card = self.cut_card
@@ -191,18 +167,27 @@ class GameState:
         other.current = self.current
         other.phase = self.phase
         other.turn = self.turn
-        other.turns_taken = self.turns_taken
         other.taken_card = self.taken_card
         other.must_place = self.must_place
         other.opened = self.opened[:]
-        other.has_laid = self.has_laid
         other.laid_this_turn = self.laid_this_turn
         other.rebuilds = self.rebuilds
         other.known = [k[:] for k in self.known]
-        other.discarded = self.discarded
         other.result = self.result
-        other.history = self.history
-        other._legal = None
+        if whole:
+            other.stock = self.stock[:]
+            other.turns_taken = self.turns_taken[:]
+            other.has_laid = self.has_laid[:]
+            other.discarded = [d[:] for d in self.discarded]
+            other.history = self.history[:]
+            other._legal = self._legal
+        else:
+            other.stock = self.stock
+            other.turns_taken = self.turns_taken
+            other.has_laid = self.has_laid
+            other.discarded = self.discarded
+            other.history = self.history
+            other._legal = None
         return other
 
     # ----------------------------------------------------------------- legal moves
