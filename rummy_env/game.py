@@ -783,17 +783,7 @@ def _table_jokers(table: list[list]) -> list[int]:
 
 def _swappable_jokers(hand, table: list[list]) -> int:
     """Table jokers whose natural card the hand holds: the most a swap could bring in (R5)."""
-    count = 0
-    for meld in table:
-        slots = meld[3]
-        if JOKER not in slots:
-            continue
-        kind, key, low = meld[0], meld[1], meld[2]
-        for i, card in enumerate(slots):
-            if card == JOKER:
-                stands_for = make_card(key, i) if kind == 0 else make_card((low + i) % NUM_RANKS, key)
-                count += hand[stands_for] > 0
-    return count
+    return sum(1 for stands_for in _table_jokers(table) if hand[stands_for])
 
 
 def _hand_home(card: int, suits: int, held: int, jokers: int, ace_high: bool) -> bool:
