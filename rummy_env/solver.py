@@ -29,10 +29,12 @@ How a hand is solved, and why each shortcut is exact:
   back). A wild card left as itself must sit in a run: as deadwood it is worth no less as an
   unused joker. Sets of wild cards only are not needed: they pay nothing, are no life, and their
   cards can be jokers in the second-life run instead (hands of up to 16 cards).
-* **Declaring with 14 cards** (``declare_discards``): quick counts first (a pure run; cards that
-  cannot meld at all; cards that need two jokers each), then one search of the 14 cards for an
-  arrangement with both lives leaving at most one natural card out, which exists exactly when
-  some discard declares; only then is each discard tried.
+* **Declaring with 14 cards** (``declare_discards``): quick counts first, on bit masks of the
+  hand (a pure run; cards that cannot meld at all; cards that need two jokers each; with one
+  joker, the cards in no jokerless meld must all fit the one meld that holds it, but for the
+  discard), then one search of the 14 cards for an arrangement with both lives leaving at most
+  one natural card out, which exists exactly when some discard declares; only then is each
+  discard tried.
 """
 
 from __future__ import annotations
@@ -844,7 +846,7 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
         return []  # I5: no pure run (three in a row of one suit, or Q K A)
     # The quick tests read each suit's rank mask (as the suit summaries have them).
     m0, m1, m2, m3 = held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39
-    facts = _mask_facts(g.ace_high)
+    facts = _MASK_FACTS.get(g.ace_high) or _mask_facts(g.ace_high)
     f0, f1, f2, f3 = facts[m0], facts[m1], facts[m2], facts[m3]
     jokers = _jokers(g, b)
     wild_bit = g.wild_bit
