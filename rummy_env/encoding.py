@@ -275,8 +275,10 @@ def mask_bytes(ids: dict[Move, int], moves, num_actions: int, game: str) -> byte
 
 def describe_action(state: GameState, action: int) -> str:
     """Action ``action`` in words for ``state``'s game (cards in G2 notation)."""
-    layout = action_layout(state.rules.game)
-    return f"action {int(action)} {state.describe_move(layout.move(action))}"
+    if isinstance(action, (bool, np.bool_)):
+        raise EncodingError(f"action {action!r} is a bool, not an action id")
+    move = action_layout(state.rules.game).move(action)  # an id that is not one raises, naming it
+    return f"action {operator.index(action)} {state.describe_move(move)}"
 
 
 # ----------------------------------------------------------------------------- observation
