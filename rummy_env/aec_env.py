@@ -1,7 +1,7 @@
 """
 # Rummy (Indian Rummy, Basic Rummy, Indiai römi)
 
-PettingZoo AEC environments for the three games of ``RULES.md`` (issue 3).
+PettingZoo AEC environments for the three games of the rule book, ``docs/rules.md``.
 
 | Import             | `from rummy_env import env; env(game="indian", num_players=2)` |
 |--------------------|------------------------------------------------------------------|
@@ -85,8 +85,17 @@ max_hands=100, reward_scale=1.0, illegal_action="raise", illegal_reward=None, **
 * ``render_mode``: ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it after
   every step).
 
-``reset(seed=s)`` deals the same hands for the same ``s``; later resets without a seed continue
-from it.
+``reset(seed=s)`` deals the same hands for the same ``s`` (an int >= 0, numpy ints too); later
+resets without a seed continue from it. ``reset`` uses no ``options`` and warns when given some
+(rule options go to ``env``).
+
+### Errors
+
+Bad arguments raise ``ValueError`` naming them (an illegal action raises its subclass
+``IllegalActionError``) and change nothing: a bad option, seed, action (also
+``True``/``False``) or agent name. Calls out of order raise ``RuntimeError``: ``observe``,
+``last``, ``step`` or ``render`` before ``reset()``, and ``step``/``last`` once every agent is
+done. ``observe`` hands out read-only arrays: copy one to change it.
 
 ### Version History
 
@@ -95,6 +104,7 @@ from it.
 
 from __future__ import annotations
 
+import math
 import operator
 import random
 
@@ -116,6 +126,7 @@ ENV_NAMES = {"indian": "indian_rummy_v0", "basic": "basic_rummy_v0", "romi": "in
 """``metadata["name"]`` per game; the suffix is bumped by any change that affects learning."""
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
+_NO_MASK_BYTES: dict[int, bytes] = {}
 MATCH_REWARDS = ("points", "win")
 
 
@@ -128,6 +139,40 @@ def env(game: str = "indian", num_players: int = 2, render_mode: str | None = No
     return raw_env(game, num_players, render_mode, **options)
 
 
+def check_seed(seed) -> int | None:
+    """``seed`` as a Python int (numpy ints accepted), or None; anything else is a ``ValueError``.
+
+    Negative seeds are refused, as Gymnasium does: ``random.Random`` would deal ``-1`` like ``1``.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)):
+        raise ValueError(f"seed={seed!r}: expected an int >= 0 or None, not a bool")
+    try:
+        value = operator.index(seed)
+    except TypeError:
+        raise ValueError(f"seed={seed!r}: expected an int >= 0 or None, not {type(seed).__name__}") from None
+    if value < 0:
+        raise ValueError(f"seed={seed!r}: expected an int >= 0 or None")
+    return value
+
+
+def warn_reset_options(options) -> None:
+    """``reset(options=...)`` uses none; warn, naming them, rather than ignore them silently.
+
+    A warning, not an error: PettingZoo's ``api_test`` passes options that an env may ignore.
+    """
+    if options is None or (isinstance(options, dict) and not options):
+        return
+    names = ", ".join(map(repr, options)) if isinstance(options, dict) else repr(options)
+    gymnasium.logger.warn(f"reset(options=...) uses no options and ignored {names}: rule and env options "
+                          "are keywords of env(...)")
+
+
+def _is_number(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+
+
 def max_hand_payment(rules) -> int:
     """The most one player can pay at the end of one hand of ``rules`` (before any scaling)."""
     if rules.game == "indian":
@@ -136,6 +181,16 @@ def max_hand_payment(rules) -> int:
     if rules.game == "basic":
         return rules.hand_size * 10 * (2 if rules.rummy_bonus else 1)
     return 13 * 10
+
+
+def illegal_action_message(index: int, agent: str, engine_message: str) -> str:
+    """The engine's refusal restated for action ``index``, naming ``agent`` once."""
+    reason = engine_message.removeprefix("illegal move ")
+    move, colon, why = reason.partition(": ")
+    if not colon:
+        move, why = "", reason
+    move = move.removesuffix(f" for {agent}")
+    return f"illegal action {index}{' ' + move if move else ''} for {agent}: {why}"
 
 
 class raw_env(AECEnv, EzPickle):
@@ -164,10 +219,10 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"option match_reward={match_reward!r}: expected 'points' or 'win'")
         if isinstance(max_hands, bool) or not isinstance(max_hands, int) or max_hands < 1:
             raise ValueError(f"option max_hands={max_hands!r} is out of range: expected an int >= 1")
-        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
-            raise ValueError(f"option reward_scale={reward_scale!r}: expected a number > 0")
-        if illegal_reward is not None and (isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float))):
-            raise ValueError(f"option illegal_reward={illegal_reward!r}: expected a number or None")
+        if not _is_number(reward_scale) or not 0 < reward_scale < math.inf:
+            raise ValueError(f"option reward_scale={reward_scale!r}: expected a finite number > 0")
+        if illegal_reward is not None and (not _is_number(illegal_reward) or not math.isfinite(illegal_reward)):
+            raise ValueError(f"option illegal_reward={illegal_reward!r}: expected a finite number or None")
         self.metadata = dict(self.metadata, name=ENV_NAMES[game])
         self.game = game
         self.render_mode = render_mode
@@ -220,6 +275,8 @@ class raw_env(AECEnv, EzPickle):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new hand (or start a new match); the same ``seed`` deals the same cards (G10)."""
+        seed = check_seed(seed)
+        warn_reset_options(options)
         if seed is not None or self._rng is None:
             self._rng = random.Random(seed)
         deal_seed = self._rng.getrandbits(64)
@@ -249,18 +306,26 @@ class raw_env(AECEnv, EzPickle):
     # ------------------------------------------------------------------ observe
 
     def observe(self, agent):
-        """``{"observation", "action_mask"}`` for ``agent`` (the mask is zero unless it is to act)."""
+        """``{"observation", "action_mask"}`` for ``agent`` (the mask is zero unless it is to act).
+
+        The arrays are read-only (later calls may hand out the same ones): copy one to change it.
+        """
         cached = self._observed
         if cached is not None and cached[0] == agent and cached[1] == self._version:
-            return cached[2]
+            return dict(cached[2])
         state = self.state_
         if state is None:
             raise RuntimeError("call reset() before observe()")
-        seat = self._seat[agent]
+        seat = self._seat.get(agent)
+        if seat is None:
+            raise ValueError(f"observe({agent!r}): no such agent: expected one of {', '.join(self.possible_agents)}")
         match = self.match
         obs = self._tracker.observe(state, seat, None if match is None else match.totals)
-        mask = bytearray(self._num_actions)
-        if seat == state.current and not (self.terminations[agent] or self.truncations[agent]):
+        obs.flags.writeable = False
+        mask = None
+        if (seat == state.current and agent in self.terminations
+                and not (self.terminations[agent] or self.truncations[agent])):
+            mask = bytearray(self._num_actions)
             moves = state.legal_moves()
             ids = self._move_ids  # the mask_bytes loop, inline
             try:
@@ -268,27 +333,39 @@ class raw_env(AECEnv, EzPickle):
                     mask[ids[move]] = 1
             except (KeyError, TypeError):
                 mask = mask_bytes(ids, moves, self._num_actions, self.game)  # raises, naming the move
-            # what step() checks an action against while the engine's list is unchanged: a copy,
-            # so that writing into the returned mask cannot make an illegal action pass
+            # what step() checks an action against while the engine's list is unchanged
             self._mask_for = moves
-            self._mask_ids = bytes(mask)
+            mask = self._mask_ids = bytes(mask)
+        else:
+            mask = _NO_MASK_BYTES.get(self._num_actions) or _NO_MASK_BYTES.setdefault(self._num_actions, bytes(self._num_actions))
+        # numpy arrays over bytes are read-only
         result = {"observation": obs, "action_mask": _frombuffer(mask, _INT8)}
         self._observed = (agent, self._version, result)
-        return result
+        return dict(result)
+
+    def last(self, observe: bool = True):
+        """(observation, cumulative reward, terminated, truncated, info) of ``agent_selection``."""
+        self._check_playing("last")
+        return super().last(observe)
+
+    def _check_playing(self, call: str) -> None:
+        if self.state_ is None:
+            raise RuntimeError(f"call reset() before {call}()")
+        if not self.agents:
+            raise RuntimeError(f"{call}(): every agent is done (the hand or match is over): call reset()")
 
     # ------------------------------------------------------------------ step
 
     def step(self, action) -> None:
         """Play ``action`` for ``agent_selection`` (None for an agent that is done)."""
+        self._check_playing("step")
         state = self.state_
-        if state is None:
-            raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         try:
-            index = operator.index(action)
+            index = -1 if isinstance(action, (bool, np.bool_)) else operator.index(action)
         except TypeError:
             index = -1
         if not 0 <= index < self._num_actions:
@@ -305,8 +382,7 @@ class raw_env(AECEnv, EzPickle):
             try:
                 state.apply(move)
             except IllegalMoveError as error:
-                reason = str(error).removeprefix("illegal move ")
-                self._illegal(agent, index, f"illegal action {index} for {agent}: {reason}")
+                self._illegal(agent, index, illegal_action_message(index, agent, str(error)))
                 return
         self._version += 1
         self._tracker.moved(self._seat[agent], move, state, drawn)
@@ -412,4 +488,15 @@ class raw_env(AECEnv, EzPickle):
 
     def describe_action(self, action: int) -> str:
         """``action`` in words for the current state, e.g. ``"action 7 (discard 6s)"``."""
-        return f"action {int(action)} {self.game_state.describe_move(self._layout.move(action))}"
+        index = -1 if isinstance(action, (bool, np.bool_)) else _index_or_none(action)
+        if index is None or not 0 <= index < self._num_actions:
+            raise ValueError(f"describe_action({action!r}): expected an action id, an int in 0..{self._num_actions - 1} "
+                             f"({self.metadata['name']})")
+        return f"action {index} {self.game_state.describe_move(self._moves[index])}"
+
+
+def _index_or_none(value) -> int | None:
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None

@@ -184,15 +184,16 @@ def test_an_illegal_action_raises_naming_it_and_changes_nothing(game):
     before = e.game_state.to_dict()
     mask = e.observe("player_0")["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[5])
-    with pytest.raises(IllegalActionError, match=rf"illegal action {illegal} for player_0: \(.*\).*draw first"):
+    with pytest.raises(IllegalActionError, match=rf"illegal action {illegal} \(.*\) for player_0: draw first") as refused:
         e.step(illegal)
+    assert str(refused.value).count("player_0") == 1  # the player is named once
     assert e.game_state.to_dict() == before
     assert e.agent_selection == "player_0" and not any(e.terminations.values())
     e.step(int(np.flatnonzero(mask)[0]))  # the game goes on
     assert e.game_state.phase == 1
 
 
-@pytest.mark.parametrize("bad", [-1, 10**6, 2.0, "draw", None])
+@pytest.mark.parametrize("bad", [-1, 10**6, 2.0, "draw", None, True, np.bool_(False)])
 def test_an_action_outside_the_space_is_an_error_naming_it(bad):
     e = env("basic")
     e.reset(seed=0)
