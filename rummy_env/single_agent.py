@@ -19,6 +19,11 @@
   of the hand or match, see ``rummy_env.env``). ``illegal_action`` defaults to ``"terminate"``
   here: an illegal learner action ends the episode with ``illegal_reward`` and
   ``terminated=True`` (``"raise"`` is available too). An illegal opponent action always raises.
+* An opponent that raises (or chooses an illegal action) inside ``step()`` or ``reset()`` leaves the
+  episode unusable: every later ``step()`` raises ``RuntimeError`` naming the failure until
+  ``reset()``, so the learner's action is never played in another seat.
+* ``reset(seed=...)`` takes an int >= 0 (numpy ints too) or None; ``step()`` before ``reset()`` is a
+  ``RuntimeError``.
 * Every other keyword is an option of ``rummy_env.env`` (``match``, ``reward_scale``, rule options).
 """
 
@@ -31,10 +36,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec_env import ENV_NAMES, raw_env
-
-Opponent = Callable[[np.ndarray, np.ndarray], int]
-
+from .aec_env import ENV_NAMES, check_seed, raw_env, warn_reset_options
 
 class RandomOpponent:
     """Plays a uniformly random legal action, from its own seeded generator."""
@@ -103,11 +105,15 @@ class SingleAgentRummyEnv(gymnasium.Env):
         self._mask = np.zeros(self.action_space.n, np.int8)
         self._opponent_of: dict[str, Callable] = {}
         self._hands_seen = -1
+        self._failure: str | None = "call reset() before step()"
 
     # ------------------------------------------------------------------ API
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = check_seed(seed)
+        warn_reset_options(options)
         super().reset(seed=seed)
+        self._failure = "the last reset() failed: call reset() again"
         rng = self.np_random
         seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
         self.learner = f"player_{seat}"
@@ -127,9 +133,12 @@ class SingleAgentRummyEnv(gymnasium.Env):
             # on the first turn): deal again, so that every episode has a decision in it.
         else:
             raise RuntimeError("1000 deals in a row ended before the learner could act")
+        self._failure = None
         return self._observation()
 
     def step(self, action):
+        if self._failure is not None:
+            raise RuntimeError(f"step(): {self._failure}")
         aec = self.aec
         if aec.terminations.get(self.learner, True) or aec.truncations.get(self.learner, True):
             raise RuntimeError("the episode is over: call reset()")
@@ -145,7 +154,9 @@ class SingleAgentRummyEnv(gymnasium.Env):
         return obs, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as booleans (sb3-contrib MaskablePPO)."""
+        """The learner's legal actions as booleans (sb3-contrib MaskablePPO); none before ``reset()``."""
+        if self._failure is not None and self.aec.state_ is not None:
+            raise RuntimeError(f"action_masks(): {self._failure}")
         return self._mask.astype(bool)
 
     def render(self):
@@ -180,7 +191,18 @@ class SingleAgentRummyEnv(gymnasium.Env):
                     reset()
 
     def _play_opponents(self) -> float:
-        """Let opponents act until the learner is to act or the episode is over; the learner's reward."""
+        """Let opponents act until the learner is to act or the episode is over; the learner's reward.
+
+        If an opponent fails, the episode is marked unusable until ``reset()`` and the error goes on.
+        """
+        try:
+            return self._opponents_move()
+        except BaseException as error:
+            self._failure = (f"an opponent failed ({type(error).__name__}: {error}); the game is stopped "
+                             "in its seat: call reset()")
+            raise
+
+    def _opponents_move(self) -> float:
         aec = self.aec
         learner = self.learner
         reward = 0.0

@@ -1,4 +1,4 @@
-"""The Gymnasium single-agent wrapper (issue 3 item 5): check_env, opponents, masks, MaskablePPO."""
+"""The Gymnasium single-agent wrapper (docs/env.md "Single-agent (Gymnasium)"): check_env, opponents, masks, MaskablePPO."""
 
 from __future__ import annotations
 
