@@ -43,6 +43,8 @@ def suit_of(card: int) -> int:
 
 def parse_rank(text: str) -> int:
     """A rank in G2 notation (``"A"``, ``"7"``, ``"T"`` or ``"10"``) as 0..12."""
+    if not isinstance(text, str):
+        raise CardError(f"bad rank {text!r}: expected a string in G2 notation, like 'A', '7' or 'T'")
     key = text.strip().upper()
     if key not in _RANK_FROM_TEXT:
         raise CardError(f"bad rank {text!r}: expected one of A 2 3 4 5 6 7 8 9 T (or 10) J Q K")
@@ -51,6 +53,8 @@ def parse_rank(text: str) -> int:
 
 def parse_card(token: str) -> int:
     """One card in G2 notation (``Ah``, ``Td``, ``10d``, ``Q♠``, ``*``) as a card type."""
+    if not isinstance(token, str):
+        raise CardError(f"bad card {token!r}: expected a string in G2 notation")
     text = token.strip()
     if text == "*":
         return JOKER
@@ -65,13 +69,11 @@ def parse_card(token: str) -> int:
 
 def parse_cards(cards: str | Iterable[str]) -> list[int]:
     """Cards in G2 notation, a space-separated string or a list of strings, as card types."""
-    tokens = cards.split() if isinstance(cards, str) else list(cards)
-    out = []
-    for token in tokens:
-        if not isinstance(token, str):
-            raise CardError(f"bad card {token!r}: expected a string in G2 notation")
-        out.append(parse_card(token))
-    return out
+    if isinstance(cards, str):
+        return [parse_card(token) for token in cards.split()]
+    if isinstance(cards, (bytes, bytearray)) or not isinstance(cards, Iterable):
+        raise CardError(f"bad cards {cards!r}: expected a string like 'Ah 2h *' or a list of such strings")
+    return [parse_card(token) for token in cards]
 
 
 def format_card(card: int, symbols: bool = False) -> str:

@@ -1,7 +1,16 @@
 """The public rules API: parse cards, check melds, score hands (RULES G2–G5, I5, I7, B5, R7).
 
 ``game`` is ``"indian"``, ``"basic"`` or ``"romi"``; ``cards`` is a string in G2 notation
-(``"Ah 2h 3h *"``) or a list of such strings; ``wild_rank`` is a rank in G2 notation or None.
+(``"Ah 2h 3h *"``) or a list of such strings; ``wild_rank`` is a rank in G2 notation or None
+(Indian Rummy only, I2).
+
+Input is bounded by what the games' decks and hands hold, so that every answer comes quickly: no
+more copies of a card than the game's decks have (two in Indian and römi, one in Basic), no more
+jokers than its deck can hold (Indian 8, the most of option ``printed_jokers``; römi 2; Basic
+none), and for the Indian penalty at most 14 cards (13 in a hand, 14 mid-turn: I1, I4). Cards
+beyond these raise ``CardError`` (a ``ValueError``) naming them. ``is_meld`` asks only whether
+the cards have the shape of a meld: a meld never holds more than 13 cards (G4), so more is False,
+and its check takes time linear in the cards, wild ones included.
 """
 
 from __future__ import annotations
@@ -9,13 +18,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from . import solver
-from .cards import JOKER, NUM_NATURAL, CardError, card_values, parse_rank, to_counts
+from .cards import JOKER, NUM_NATURAL, CardError, card_values, format_card, parse_rank, rank_of, to_counts
 from .cards import parse_cards as _parse_cards
-from .melds import is_meld_cards, meld_rules
+from .melds import MAX_RUN, is_meld_cards, meld_rules
 
 GAMES = ("indian", "basic", "romi")
 _COPIES = {"indian": 2, "basic": 1, "romi": 2}
-_MAX_JOKERS = {"indian": None, "basic": 0, "romi": 2}
+_MAX_JOKERS = {"indian": 8, "basic": 0, "romi": 2}
+MAX_INDIAN_HAND = 14
+"""The most cards an Indian hand holds (13, and one drawn mid-turn: I1, I4)."""
 
 
 def parse_cards(text: str | Iterable[str]) -> list[int]:
@@ -28,8 +39,15 @@ def _check_game(game: str) -> None:
         raise ValueError(f"unknown game {game!r}: expected one of {', '.join(map(repr, GAMES))}")
 
 
-def _wild(wild_rank: str | None) -> int | None:
-    return None if wild_rank is None else parse_rank(wild_rank)
+def _wild(game: str, wild_rank: str | None) -> int | None:
+    if wild_rank is None:
+        return None
+    if game != "indian":
+        raise CardError(f"wild_rank={wild_rank!r}: only Indian Rummy has a wild rank (I2), not {game!r}")
+    try:
+        return parse_rank(wild_rank)
+    except CardError as error:
+        raise CardError(f"wild_rank: {error}") from None
 
 
 def _counts(game: str, cards: str | Iterable[str]) -> list[int]:
@@ -37,17 +55,32 @@ def _counts(game: str, cards: str | Iterable[str]) -> list[int]:
     copies = _COPIES[game]
     for card in range(NUM_NATURAL):
         if counts[card] > copies:
-            raise CardError(f"{counts[card]} copies of one card in {game!r}, which has {copies} per card")
+            raise CardError(f"{counts[card]} copies of {format_card(card)} in {game!r}, whose deck has {copies} per card")
     max_jokers = _MAX_JOKERS[game]
     if max_jokers is not None and counts[JOKER] > max_jokers:
-        raise CardError(f"{counts[JOKER]} jokers in {game!r}, which has {max_jokers}")
+        raise CardError(f"{counts[JOKER]} jokers in {game!r}, whose deck has at most {max_jokers}")
     return counts
 
 
 def is_meld(game: str, cards: str | Iterable[str], wild_rank: str | None = None) -> bool:
     """Whether ``cards`` form one set or run under ``game``'s rules (G3–G5, I3, B2, R3)."""
     _check_game(game)
-    return is_meld_cards(_parse_cards(cards), meld_rules(game), _wild(wild_rank))
+    parsed = _parse_cards(cards)
+    wild = _wild(game, wild_rank)
+    if len(parsed) > MAX_RUN:
+        return False
+    if wild is None:
+        return is_meld_cards(parsed, meld_rules(game), None)
+    # Only Indian has a wild rank, and its melds take any number of jokers (I3): a wild card that
+    # fits as itself fits as a joker standing for itself, so only the meld's one required natural
+    # card (G5) need be tried among the wild cards. Linear, where trying every choice is exponential.
+    naturals = [c for c in parsed if c != JOKER and rank_of(c) != wild]
+    wild_cards = [c for c in parsed if c != JOKER and rank_of(c) == wild]
+    jokers = [JOKER] * (len(parsed) - len(naturals))
+    rules = meld_rules(game)
+    if naturals:
+        return is_meld_cards(naturals + jokers, rules, None)
+    return any(is_meld_cards([card] + jokers[1:], rules, None) for card in set(wild_cards))
 
 
 def hand_penalty(game: str, cards: str | Iterable[str], wild_rank: str | None = None) -> int:
@@ -58,8 +91,11 @@ def hand_penalty(game: str, cards: str | Iterable[str], wild_rank: str | None = 
     """
     _check_game(game)
     counts = _counts(game, cards)
-    wild = _wild(wild_rank)
+    wild = _wild(game, wild_rank)
     if game == "indian":
+        if sum(counts) > MAX_INDIAN_HAND:
+            raise CardError(f"hand_penalty('indian', ...) takes at most {MAX_INDIAN_HAND} cards "
+                            f"(13 in a hand, 14 mid-turn: I1, I4), not {sum(counts)}")
         return solver.indian_penalty(counts, wild)
     values = card_values(game)
     return sum(values[c] * n for c, n in enumerate(counts) if n)
@@ -70,4 +106,4 @@ def can_declare(cards: str | Iterable[str], wild_rank: str | None = None) -> boo
     counts = _counts("indian", cards)
     if sum(counts) != 13:
         raise ValueError(f"can_declare takes the 13 cards shown, not {sum(counts)}")
-    return solver.can_declare(counts, _wild(wild_rank))
+    return solver.can_declare(counts, _wild("indian", wild_rank))
