@@ -8,6 +8,10 @@ spec            agent
 ``search``      ``agents.search_agent.SearchAgent``: rollouts of the rule agent
 ``ppo:PATH``    ``agents.policy.PolicyAgent`` on a checkpoint (greedy)
 ``ppo-sample:PATH``  the same, sampling from the policy
+``onnx:PATH``   ``agents.onnx_agent.OnnxAgent``: an exported policy on onnxruntime, no torch
+``onnx-sample:PATH``  the same, sampling from the policy
+``sb3:PATH.zip``  ``agents.sb3_agent.Sb3Agent``: an sb3-contrib MaskablePPO model (deterministic)
+``pretrained:GAME``  the ONNX policy shipped for GAME (``agents.pretrained``), no torch
 ==============  ==============================================================
 
 ``rule`` and ``search`` take settings after a colon, for ablations:
@@ -24,7 +28,8 @@ from rummy_env.ruleset import GAMES, make_ruleset
 
 from .base import Agent, AgentError
 
-AGENT_NAMES = ("random", "rule", "search", "ppo:PATH", "ppo-sample:PATH")
+AGENT_NAMES = ("random", "rule", "search", "ppo:PATH", "ppo-sample:PATH", "onnx:PATH", "onnx-sample:PATH",
+               "sb3:PATH.zip", "pretrained:GAME")
 
 
 def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0, **options) -> Agent:
@@ -65,6 +70,28 @@ def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0,
         from .policy import PolicyAgent
 
         agent = PolicyAgent.from_checkpoint(argument, game, num_players, greedy=name == "ppo", seed=seed)
+        agent.name = spec
+        return agent
+    if name in ("onnx", "onnx-sample"):
+        if not argument:
+            raise AgentError(f"agent spec {spec!r}: expected {name}:PATH, the path of an exported ONNX policy")
+        from .onnx_agent import OnnxAgent
+
+        agent = OnnxAgent.from_file(argument, game, num_players, greedy=name == "onnx", seed=seed)
+        agent.name = spec
+        return agent
+    if name == "sb3":
+        if not argument:
+            raise AgentError(f"agent spec {spec!r}: expected sb3:PATH.zip, a saved sb3-contrib MaskablePPO model")
+        from .sb3_agent import Sb3Agent
+
+        agent = Sb3Agent.from_zip(argument, game, num_players)
+        agent.name = spec
+        return agent
+    if name == "pretrained":
+        from .pretrained import pretrained_agent
+
+        agent = pretrained_agent(argument or game, game, num_players, seed=seed)
         agent.name = spec
         return agent
     raise AgentError(f"unknown agent spec {spec!r}: expected one of {', '.join(AGENT_NAMES)}")

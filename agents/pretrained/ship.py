@@ -1,0 +1,145 @@
+"""Turn a trainer run's best checkpoint into a shipped pretrained policy and its model card.
+
+    python -m agents.pretrained.ship runs/indian/best.pt --hands 2000 --workers 2
+    python -m agents.pretrained.ship runs/indian             # a run folder: its best.pt
+
+Steps: export the checkpoint to ONNX (``agents.export``, checked against torch within 1e-5);
+play the exported policy in the arena against ``random`` and against ``rule`` over ``--hands``
+duplicate-dealt hands each (2 players; win rate and points per hand with 95% intervals); write
+``agents/pretrained/<game>.onnx`` and ``<game>.json`` (the export metadata plus a
+``model_card``: the trainer config, the network, the CPU time of training, the arena results).
+Nothing is written there unless every step succeeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..base import AgentError
+from . import CARD_FORMAT, PRETRAINED_DIR
+
+CPU_TIME_KEYS = ("cpu_seconds", "cpu_time_s", "cpu_time", "process_time_s")
+"""Where the trainer's config may record the CPU time of the run (the first one found is used)."""
+OPPONENTS = ("random", "rule")
+
+
+def resolve_checkpoint(path: str | os.PathLike) -> Path:
+    """A checkpoint file, or a run folder's ``best.pt``."""
+    source = Path(path)
+    if source.is_dir():
+        best = source / "best.pt"
+        if not best.is_file():
+            raise AgentError(f"run folder {str(source)!r} holds no best.pt")
+        return best
+    return source
+
+
+def cpu_time(meta: dict, given: float | None) -> float | None:
+    """The run's CPU seconds: ``given`` if set, else the first of ``CPU_TIME_KEYS`` in the checkpoint."""
+    if given is not None:
+        return float(given)
+    config = meta.get("config") or {}
+    for key in CPU_TIME_KEYS:
+        for where in (meta, config):
+            if isinstance(where.get(key), (int, float)):
+                return float(where[key])
+    return None
+
+
+def arena_result(onnx_path: Path, game: str, num_players: int, opponent: str, hands: int, seed: int,
+                 workers: int) -> dict:
+    """The exported policy against ``opponent`` on duplicate deals: its row of the arena summary."""
+    from ..arena import ArenaConfig, run_arena, summarize
+
+    spec = f"onnx:{onnx_path}"
+    config = ArenaConfig(game=game, agents=(spec, opponent), hands=hands, num_players=num_players, seed=seed)
+    summary = summarize(config, run_arena(config, workers=workers, progress=False))
+    row = next(r for r in summary["agents"] if r["spec"] == spec)
+    keep = ("units", "wins", "win_rate", "win_rate_low", "win_rate_high", "mean_points", "points_low",
+            "points_high", "stalemates", "cut_offs")
+    return {"opponent": opponent, "hands": row["units"], "seed": seed,
+            "command": f"python -m agents.arena --game {game} --agents pretrained:{game} {opponent} "
+                       f"--hands {hands} --seed {seed}",
+            **{k: row[k] for k in keep}}
+
+
+def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, seed: int = 0,
+         cpu_seconds: float | None = None, dest: str | os.PathLike = PRETRAINED_DIR) -> tuple[Path, Path]:
+    """Export, evaluate and install ``checkpoint`` as ``dest/<game>.onnx`` + ``<game>.json``."""
+    from ..export import export_policy, metadata_path
+    from ..policy import load_checkpoint
+
+    source = resolve_checkpoint(checkpoint)
+    _, meta = load_checkpoint(source)
+    game, players = meta["game"], int(meta["num_players"])
+    with tempfile.TemporaryDirectory(prefix="ship-") as work:
+        model, metadata_file = export_policy(source, "onnx", Path(work) / f"{game}.onnx")
+        results = [arena_result(model, game, players, opponent, hands, seed, workers) for opponent in OPPONENTS]
+        metadata = json.loads(metadata_file.read_text())
+        metadata["model_card"] = {
+            "format": CARD_FORMAT,
+            "game": game,
+            "num_players": players,
+            "checkpoint": source.name,
+            "shipped": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "network": meta.get("model"),
+            "trainer_config": meta.get("config"),
+            "cpu_time_s": cpu_time(meta, cpu_seconds),
+            "arena": results,
+            "play": f"python -m rummy_env.play --game {game} --opponents pretrained:{game}",
+        }
+        metadata_file.write_text(json.dumps(metadata, indent=1) + "\n")
+        target = Path(dest)
+        target.mkdir(parents=True, exist_ok=True)
+        installed = target / f"{game}.onnx"
+        shutil.copyfile(model, installed)
+        card = metadata_path(installed)
+        shutil.copyfile(metadata_file, card)
+    return installed, card
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.pretrained.ship",
+        description="Export a trainer run's best checkpoint as the shipped pretrained policy of its game "
+                    "(agents/pretrained/<game>.onnx) with a model card (<game>.json): trainer config, CPU "
+                    "time, and arena results against random and rule on duplicate deals with 95%% intervals.",
+        epilog="Example: python -m agents.pretrained.ship runs/indian/best.pt --hands 2000 --workers 2",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("checkpoint", help="the run's best checkpoint (agents.policy), or its run folder")
+    parser.add_argument("--hands", type=int, default=2000, help="arena hands against each opponent (default 2000)")
+    parser.add_argument("--workers", type=int, default=1, help="arena processes (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="arena seed (default 0)")
+    parser.add_argument("--cpu-time", type=float, metavar="SECONDS",
+                        help="CPU seconds the training took (default: read from the checkpoint's config)")
+    parser.add_argument("--dest", default=str(PRETRAINED_DIR), help="where to install (default: the package)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.hands < 1 or args.workers < 1:
+        parser.error("--hands and --workers must be at least 1")
+    try:
+        installed, card = ship(args.checkpoint, args.hands, args.workers, args.seed, args.cpu_time, args.dest)
+    except AgentError as error:
+        parser.exit(2, f"ship: error: {error}\n")
+    for row in json.loads(card.read_text())["model_card"]["arena"]:
+        print(f"against {row['opponent']}: won {row['win_rate']:.1%} [{row['win_rate_low']:.1%}, "
+              f"{row['win_rate_high']:.1%}] of {row['hands']} hands, {row['mean_points']:+.1f} "
+              f"[{row['points_low']:+.1f}, {row['points_high']:+.1f}] points per hand")
+    print(f"installed {installed} and {card}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
