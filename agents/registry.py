@@ -24,6 +24,8 @@ another game or player count) raises ``AgentError`` naming it, before any game i
 
 from __future__ import annotations
 
+import math
+
 from rummy_env.ruleset import GAMES, make_ruleset
 
 from .base import Agent, AgentError
@@ -106,7 +108,10 @@ def _settings(spec: str, text: str, known: set[str]) -> dict:
             raise AgentError(f"agent spec {spec!r}: unknown setting {item!r}: "
                              f"expected KEY=NUMBER with KEY one of {sorted(known)}")
         try:
-            settings[key] = int(value) if value.lstrip("-").isdigit() else float(value)
+            number = int(value) if value.lstrip("-").isdigit() else float(value)
         except ValueError:
             raise AgentError(f"agent spec {spec!r}: setting {key}={value!r} is not a number") from None
+        if not math.isfinite(number):
+            raise AgentError(f"agent spec {spec!r}: setting {key}={value!r} is not a finite number")
+        settings[key] = number
     return settings

@@ -46,6 +46,8 @@ Discard
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from rummy_env import solver
@@ -54,7 +56,7 @@ from rummy_env.encoding import DISCARD_BASE, action_layout
 from rummy_env.game import DECLARE, DRAW, MELD, PLACE, TAKE_CUT, TAKE_DISCARD
 from rummy_env.table import template_index
 
-from .base import Agent, legal_actions
+from .base import Agent, AgentError, legal_actions
 from .view import ObservationReader, View
 
 _CACHE_LIMIT = 50_000
@@ -88,6 +90,11 @@ class RuleAgent(Agent):
         if unknown:
             raise TypeError(f"RuleAgent: unknown weight {unknown[0]!r}: "
                             f"expected one of {sorted(DEFAULT_WEIGHTS[game])}")
+        for key, value in weights.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(value) or (key == "max_outs" and value < 0):
+                expected = "a number >= 0" if key == "max_outs" else "a finite number"
+                raise AgentError(f"rule agent weight {key}={value!r}: expected {expected}")
         weights = DEFAULT_WEIGHTS[game] | weights
         self.weights = weights
         self.reader = ObservationReader(game, num_players, **(options or {}))

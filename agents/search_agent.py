@@ -18,6 +18,7 @@ size the observation shows, and the stock to its size. Nothing of the true hidde
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -28,7 +29,7 @@ from rummy_env.game import DISCARD, DRAW, PHASE_DRAW, PHASE_PLAY, TAKE_DISCARD, 
 from rummy_env.melds import RUN, SET
 from rummy_env.ruleset import make_ruleset
 
-from .base import Agent, legal_actions
+from .base import Agent, AgentError, legal_actions
 from .rule_agent import RuleAgent
 from .view import ObservationReader, View
 
@@ -132,6 +133,12 @@ class SearchAgent(Agent):
     def __init__(self, game: str, num_players: int, seed: int | None = 0, worlds: int = 12, min_worlds: int = 4,
                  candidates: int = 3, z: float = 1.5, max_rollout_turns: int = 200, **options):
         super().__init__(game, num_players)
+        for key, value in (("worlds", worlds), ("min_worlds", min_worlds), ("candidates", candidates),
+                           ("max_rollout_turns", max_rollout_turns)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise AgentError(f"search agent setting {key}={value!r}: expected an int >= 1")
+        if isinstance(z, bool) or not isinstance(z, (int, float, np.integer, np.floating)) or not math.isfinite(z):
+            raise AgentError(f"search agent setting z={z!r}: expected a finite number")
         self.rules = make_ruleset(game, num_players, **options)
         self.reader = ObservationReader(game, num_players, **options)
         self.rule = RuleAgent(game, num_players, seed, options)
