@@ -34,6 +34,7 @@ import itertools
 import json
 import math
 import multiprocessing
+import os
 import sys
 import zlib
 from collections.abc import Callable, Sequence
@@ -48,6 +49,7 @@ from rummy_env.match import Match
 from rummy_env.ruleset import GAMES, make_ruleset
 
 from .base import Agent, AgentError
+from .registry import AGENT_NAMES
 from .stats import elo_ratings, mean_interval, openskill_ratings, wilson_interval
 
 
@@ -206,15 +208,36 @@ class _AgentPool:
 
 _WORKER: dict = {}
 
+HANDS_PER_WORKER = 100
+"""The default worker count starts one process per this many hands, so that a small run stays in one."""
+
+MAX_DEFAULT_WORKERS = 8
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def default_workers(config: ArenaConfig, cores: int | None = None) -> int:
+    """Processes for a run when none are asked for: one per ``HANDS_PER_WORKER`` hands played, at
+    most the cores available (and ``MAX_DEFAULT_WORKERS``), so that a short run pays no start-up."""
+    cores = available_cores() if cores is None else cores
+    hands = len(config.tables) * config.deals * config.num_players
+    return max(1, min(cores, MAX_DEFAULT_WORKERS, hands // HANDS_PER_WORKER))
+
 
 def _init_worker(config: ArenaConfig) -> None:
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:
-        pass
-    _WORKER["pool"] = _AgentPool(config)
+    pool = _AgentPool(config)
+    for index in range(len(config.agents)):
+        pool.lineup((index,))  # build every agent now, so that the thread setting below covers them
+    torch = sys.modules.get("torch")  # only when a policy agent imported it: torch is heavy to import
+    if torch is not None:
+        torch.set_num_threads(1)  # one process per core already
+    _WORKER["pool"] = pool
     _WORKER["config"] = config
 
 
@@ -508,7 +531,39 @@ def plot_summary(summary: dict, path: str | Path) -> None:
     plt.close(figure)
 
 
+def check_output_paths(**paths: str | None) -> None:
+    """Make sure each output file can be written before any game is played (missing folders are
+    created); a path that is a folder, or one that cannot be written, is an ``AgentError`` naming it.
+
+    ``plot`` must end in a format matplotlib writes (``.png``, ``.pdf``, ``.svg``).
+    """
+    for option, text in paths.items():
+        if not text:
+            continue
+        path = Path(text)
+        flag = f"--{option}"
+        if path.is_dir() or text.endswith(("/", os.sep)):
+            raise AgentError(f"{flag} {text}: is a folder; give a file name, e.g. {path / ('arena.' + _SUFFIX[option])}")
+        if option == "plot" and path.suffix.lower() not in (".png", ".pdf", ".svg"):
+            raise AgentError(f"{flag} {text}: expected a file name ending .png (or .pdf, .svg)")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise AgentError(f"{flag} {text}: cannot create its folder: {error.strerror}") from None
+        if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise AgentError(f"{flag} {text}: cannot be written (no permission)")
+
+
+_SUFFIX = {"csv": "csv", "json": "json", "plot": "png"}
+
+
 # ----------------------------------------------------------------------------- CLI
+
+
+def program_name(module: str) -> str:
+    """``rummy-…`` when run as a console script, else ``python -m module`` (not ``__main__.py``)."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return name if name.startswith("rummy-") else f"python -m {module}"
 
 
 def _parse_option(text: str) -> tuple[str, object]:
@@ -528,11 +583,11 @@ def _parse_option(text: str) -> tuple[str, object]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m agents.arena",
-        description="Round-robin arena on duplicate deals: win rates with 95%% intervals, mean points, ratings.",
+        prog=program_name("agents.arena"),
+        description="Round-robin arena on duplicate deals: win rates with 95% intervals, mean points, ratings.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Agent specs: random, rule, search, ppo:PATH (a checkpoint of agents.policy).\n"
-               "Example: python -m agents.arena --game indian --agents random rule --hands 2000 --workers 2",
+        epilog=f"Agent specs: {', '.join(AGENT_NAMES)} (see docs/agents.md).\n"
+               "Example: python -m agents.arena --game indian --agents random rule --hands 2000",
     )
     parser.add_argument("--game", required=True, choices=GAMES, help="the game to play")
     parser.add_argument("--agents", required=True, nargs="+", metavar="SPEC", help="agents to compare (at least one)")
@@ -541,7 +596,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--players", type=int, default=2, help="seats at each table (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the agents (default 0)")
     parser.add_argument("--workers", type=int, default=None,
-                        help="processes (default: all cores); results do not depend on it")
+                        help=f"processes (default: one per {HANDS_PER_WORKER} hands, at most the cores or "
+                             f"{MAX_DEFAULT_WORKERS}); results do not depend on it")
     parser.add_argument("--matches", action="store_true",
                         help="play full matches (to 400 / 100 / 250 points) instead of single hands")
     parser.add_argument("--max-match-hands", type=int, default=200,
@@ -550,28 +606,30 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a rule option of the game (RULES), e.g. wild_joker=true; repeatable")
     parser.add_argument("--csv", metavar="FILE", help="write the per-agent table as CSV")
     parser.add_argument("--json", metavar="FILE", help="write the summary (config, agents, tables) as JSON")
-    parser.add_argument("--plot", metavar="FILE.png", help="write a PNG chart of win rates and ratings")
+    parser.add_argument("--plot", metavar="FILE.png", help="write a chart of win rates and ratings (.png, .pdf or .svg)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> dict:
+def run_cli(argv: Sequence[str] | None = None) -> dict:
+    """The command line: parse ``argv``, play, print and write; the summary."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.hands < 1:
         parser.error(f"--hands {args.hands}: expected at least 1")
     if args.max_match_hands < 1:
         parser.error(f"--max-match-hands {args.max_match_hands}: expected at least 1")
-    workers = args.workers if args.workers is not None else multiprocessing.cpu_count()
-    if workers < 1:
-        parser.error(f"--workers {workers}: expected at least 1")
+    if args.workers is not None and args.workers < 1:
+        parser.error(f"--workers {args.workers}: expected at least 1")
     config = ArenaConfig(game=args.game, agents=tuple(args.agents), hands=args.hands, num_players=args.players,
                          seed=args.seed, matches=args.matches, max_match_hands=args.max_match_hands,
                          options=dict(args.option))
     try:
         check_config(config)
+        check_output_paths(csv=args.csv, json=args.json, plot=args.plot)
     except AgentError as error:
-        parser.exit(2, f"arena: error: {error}\n")
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    workers = args.workers if args.workers is not None else default_workers(config)
     records = run_arena(config, workers=workers, progress=not args.no_progress)
     summary = summarize(config, records)
     print_summary(summary)
@@ -584,5 +642,11 @@ def main(argv: Sequence[str] | None = None) -> dict:
     return summary
 
 
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m agents.arena`` and ``rummy-arena``; the exit status."""
+    run_cli(argv)
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

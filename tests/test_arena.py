@@ -1,4 +1,4 @@
-"""The arena (issue 4 items 2, 4): statistics, duplicate deals, reproducibility, the CLI, rule vs random."""
+"""The arena (docs/agents.md "The arena"): statistics, duplicate deals, reproducibility, the CLI, rule vs random."""
 
 from __future__ import annotations
 
@@ -268,7 +268,7 @@ def test_cli_bad_agent_fails_before_any_game(capsys, tmp_path, monkeypatch):
 
 def test_cli_writes_csv_json_and_png(tmp_path):
     out = tmp_path / "r"
-    summary = arena.main(["--game", "basic", "--agents", "random", "rule", "--hands", "4", "--workers", "1",
+    summary = arena.run_cli(["--game", "basic", "--agents", "random", "rule", "--hands", "4", "--workers", "1",
                           "--no-progress", "--csv", f"{out}.csv", "--json", f"{out}.json", "--plot", f"{out}.png"])
     rows = list(csv.DictReader(open(f"{out}.csv")))
     assert [r["agent"] for r in rows] == ["random", "rule"]
