@@ -216,7 +216,9 @@ def exported_outputs(path: str | os.PathLike, fmt: str, observations: np.ndarray
         return probabilities, values
     import torch
 
-    module = torch.jit.load(str(path), map_location="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # torch.jit is deprecated; TorchScript files still load
+        module = torch.jit.load(str(path), map_location="cpu")
     with torch.no_grad():
         probabilities, values = module(torch.as_tensor(observations), torch.as_tensor(masks))
     return probabilities.numpy(), values.numpy()
@@ -236,14 +238,24 @@ def export_policy(checkpoint: str | os.PathLike, fmt: str = "onnx", out: str | o
     from .policy import load_checkpoint
 
     model, meta = load_checkpoint(checkpoint, game, num_players)
-    model.eval()
     target = Path(out) if out is not None else default_output(checkpoint, fmt)
     if target.resolve() == Path(checkpoint).resolve():
         raise ExportError(f"output {str(target)!r} is the checkpoint itself: choose another --out")
-    metadata = policy_metadata(meta, fmt)
-    obs_size, actions = metadata["observation_size"], metadata["num_actions"]
+    return export_model(model, meta, target, fmt, source=str(checkpoint))
+
+
+def export_model(model, meta: dict, target: str | os.PathLike, fmt: str = "onnx",
+                 source: str = "model") -> tuple[Path, Path]:
+    """Export a loaded network (``forward(observations, masks) -> (masked logits, values)``) with the
+    checkpoint metadata ``meta`` (game, num_players, observation_size, num_actions …) to ``target``."""
+    if fmt not in FORMATS:
+        raise ExportError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
     import torch
 
+    target = Path(target)
+    model.eval()
+    metadata = policy_metadata(meta, fmt)
+    obs_size, actions = metadata["observation_size"], metadata["num_actions"]
     example_obs, example_masks = sample_inputs(obs_size, actions, 2)
     example = (torch.as_tensor(example_obs), torch.as_tensor(example_masks))
     wrapped = _wrapped(model)
@@ -252,7 +264,7 @@ def export_policy(checkpoint: str | os.PathLike, fmt: str = "onnx", out: str | o
             (_export_onnx if fmt == "onnx" else _export_torchscript)(wrapped, example, target, metadata)
     except (RuntimeError, TypeError, ValueError) as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise ExportError(f"checkpoint {str(checkpoint)!r}: could not export as {fmt}: {first}") from None
+        raise ExportError(f"{source}: could not export as {fmt}: {first}") from None
     difference = 0.0
     for batch in (1, 7):
         observations, masks = sample_inputs(obs_size, actions, batch, seed=batch)
@@ -261,7 +273,7 @@ def export_policy(checkpoint: str | os.PathLike, fmt: str = "onnx", out: str | o
         difference = max(difference, *(float(np.max(np.abs(e - g))) for e, g in zip(expected, got)))
     if difference > TOLERANCE:
         target.unlink(missing_ok=True)
-        raise ExportError(f"export {str(target)!r} disagrees with the checkpoint by {difference:.2e} "
+        raise ExportError(f"export {str(target)!r} disagrees with {source} by {difference:.2e} "
                           f"(more than {TOLERANCE:g}); removed")
     metadata["check"] = {"max_abs_difference": difference, "batches": [1, 7]}
     sidecar = metadata_path(target)

@@ -1,0 +1,286 @@
+"""Export to ONNX and TorchScript, the torch-free ONNX agent, and the pretrained-policy mechanism.
+
+The exported graph must give the torch model's probabilities and values within 1e-5 on random
+observations and masks (batch 1 and larger); the metadata beside it names the game, shapes and
+the action table (cards in RULES G2 notation); bad files fail before any hand, naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.arena import ArenaConfig, run_arena
+from agents.base import AgentError
+from agents.export import (
+    TOLERANCE, action_table, exported_outputs, export_model, export_policy, main as export_main, sample_inputs,
+    torch_outputs,
+)
+from agents.onnx_agent import OnnxAgent, OnnxPolicy
+from agents.policy import MaskedActorCritic, load_checkpoint, save_checkpoint
+from agents.registry import make_agent
+from rummy_env.encoding import action_layout, num_actions, observation_size
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make_checkpoint(tmp_path: Path, game: str = "indian", players: int = 2, seed: int = 0) -> Path:
+    torch.manual_seed(seed)
+    model = MaskedActorCritic(observation_size(game, players), num_actions(game), hidden=[32, 32])
+    with torch.no_grad():  # sharpen the policy head so that probabilities differ visibly
+        model.policy_head.weight.mul_(200.0)
+    return save_checkpoint(tmp_path / f"{game}{players}.pt", model, game, players, {"learning_rate": 3e-4})
+
+
+@pytest.fixture(scope="module")
+def indian_onnx(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("onnx")
+    model_path, _ = export_policy(make_checkpoint(folder), "onnx")
+    return model_path
+
+
+@pytest.mark.parametrize("fmt", ["onnx", "torchscript"])
+@pytest.mark.parametrize("game", ["indian", "romi"])
+def test_exported_outputs_match_torch_within_1e5(tmp_path, fmt, game):
+    checkpoint = make_checkpoint(tmp_path, game)
+    model_path, json_path = export_policy(checkpoint, fmt)
+    model, _ = load_checkpoint(checkpoint)
+    for batch in (1, 5):
+        observations, masks = sample_inputs(model.observation_size, model.num_actions, batch, seed=100 + batch)
+        want_p, want_v = torch_outputs(model, observations, masks)
+        got_p, got_v = exported_outputs(model_path, fmt, observations, masks)
+        assert got_p.shape == (batch, model.num_actions) and got_v.shape == (batch,)
+        assert np.max(np.abs(got_p - want_p)) <= TOLERANCE
+        assert np.max(np.abs(got_v - want_v)) <= TOLERANCE
+        assert np.all(got_p[masks == 0] == 0.0)  # masked actions have probability 0
+        np.testing.assert_allclose(got_p.sum(axis=1), 1.0, atol=1e-5)
+    meta = json.loads(json_path.read_text())
+    assert meta["check"]["max_abs_difference"] <= TOLERANCE
+
+
+def test_torchscript_accepts_float_masks_like_the_model(tmp_path):
+    checkpoint = make_checkpoint(tmp_path, "basic")
+    model_path, _ = export_policy(checkpoint, "torchscript")
+    model, _ = load_checkpoint(checkpoint)
+    observations, masks = sample_inputs(model.observation_size, model.num_actions, 3, seed=9)
+    want = torch_outputs(model, observations, masks)
+    got = exported_outputs(model_path, "torchscript", observations, masks.astype(np.float32))
+    np.testing.assert_allclose(got[0], want[0], atol=TOLERANCE)
+
+
+def test_metadata_names_game_shapes_and_action_table(tmp_path):
+    model_path, json_path = export_policy(make_checkpoint(tmp_path, "romi"), "onnx", tmp_path / "out" / "p.onnx")
+    assert json_path == tmp_path / "out" / "p.json" and model_path.is_file()
+    meta = json.loads(json_path.read_text())
+    assert (meta["game"], meta["num_players"]) == ("romi", 2)
+    assert meta["observation_size"] == observation_size("romi", 2) and meta["num_actions"] == 2284
+    assert [i["name"] for i in meta["inputs"]] == ["observations", "action_masks"]
+    assert [o["name"] for o in meta["outputs"]] == ["probabilities", "values"]
+    assert meta["inputs"][1] == {"name": "action_masks", "shape": ["batch", 2284], "dtype": "int8",
+                                 "meaning": meta["inputs"][1]["meaning"]}
+    assert meta["action_blocks"]["take_cut"] == [55, 56]  # R4: the cut-card move
+    actions = meta["actions"]
+    assert len(actions) == 2284 and actions[0] == "draw the stock top" and actions[2] == "discard As"
+    assert actions[55] == "take the cut card and go out"
+    assert meta["checkpoint"]["config"] == {"learning_rate": 3e-4}
+    # the same metadata travels inside the ONNX file
+    policy = OnnxPolicy(model_path)
+    assert (policy.game, policy.num_players) == ("romi", 2)
+
+
+def test_action_table_words_follow_the_layout():
+    table = action_table("indian")
+    assert len(table) == 108
+    assert table[action_layout("indian").blocks["declare"].start + 12] == "discard Ks and declare"  # I5
+    basic = action_table("basic")
+    assert basic[action_layout("basic").blocks["meld"].start].startswith("meld As Ah Ad")  # G3 set of aces
+
+
+def test_export_is_generic_over_the_network(tmp_path):
+    """Any module with forward(observations, masks) -> (masked logits, values) exports."""
+
+    class Tiny(torch.nn.Module):
+        def __init__(self, obs: int, actions: int):
+            super().__init__()
+            self.linear = torch.nn.Linear(obs, actions + 1)
+
+        def forward(self, observations, masks):
+            out = self.linear(observations)
+            logits = out[:, :-1].masked_fill(masks == 0, torch.finfo(out.dtype).min)
+            return logits, out[:, -1]
+
+    game, players = "basic", 3
+    meta = {"game": game, "num_players": players, "observation_size": observation_size(game, players),
+            "num_actions": num_actions(game), "model": {"kind": "tiny"}, "config": {}}
+    model = Tiny(meta["observation_size"], meta["num_actions"]).eval()
+    path, _ = export_model(model, meta, tmp_path / "tiny.onnx", "onnx")
+    agent = OnnxAgent.from_file(path, game, players)
+    observations, masks = sample_inputs(meta["observation_size"], meta["num_actions"], 4, seed=3)
+    want = torch_outputs(model, observations, masks)[0].argmax(axis=1)
+    assert agent.act_batch(observations, masks).tolist() == want.tolist()
+
+
+def test_card_aware_network_exports_when_present(tmp_path):
+    networks = pytest.importorskip("agents.networks")
+    if not hasattr(networks, "CardActorCritic"):
+        pytest.skip("agents.networks has no CardActorCritic yet")
+    torch.manual_seed(0)
+    model = networks.CardActorCritic("romi", 2).eval()
+    meta = {"game": "romi", "num_players": 2, "observation_size": observation_size("romi", 2),
+            "num_actions": num_actions("romi"), "model": {"kind": "card"}, "config": {}}
+    path, sidecar = export_model(model, meta, tmp_path / "card.onnx", "onnx")
+    assert json.loads(sidecar.read_text())["check"]["max_abs_difference"] <= TOLERANCE
+
+
+def test_onnx_agent_plays_the_same_actions_as_the_torch_policy(tmp_path, indian_onnx):
+    checkpoint = indian_onnx.with_suffix(".pt")
+    torch_agent = make_agent(f"ppo:{checkpoint}", "indian", 2)
+    onnx_agent = make_agent(f"onnx:{indian_onnx}", "indian", 2)
+    observations, masks = sample_inputs(observation_size("indian", 2), 108, 64, seed=5)
+    assert onnx_agent.act_batch(observations, masks).tolist() == torch_agent.act_batch(observations, masks).tolist()
+    for row in range(8):
+        assert onnx_agent.act(observations[row], masks[row]) == torch_agent.act(observations[row], masks[row])
+
+
+def test_onnx_sampling_agent_is_seeded_and_only_picks_legal_actions(indian_onnx):
+    agent = make_agent(f"onnx-sample:{indian_onnx}", "indian", 2, seed=1)
+    observations, masks = sample_inputs(observation_size("indian", 2), 108, 200, seed=6)
+    first = agent.act_batch(observations, masks)
+    assert all(masks[i, a] for i, a in enumerate(first))
+    agent.reset(seed=1)
+    again = agent.act_batch(observations, masks)
+    agent.reset(seed=2)
+    assert first.tolist() == again.tolist() != agent.act_batch(observations, masks).tolist()
+
+
+def test_onnx_agent_refuses_an_all_zero_mask(indian_onnx):
+    agent = make_agent(f"onnx:{indian_onnx}", "indian", 2)
+    with pytest.raises(AgentError, match="all-zero action mask"):
+        agent.act(np.zeros(observation_size("indian", 2), np.float32), np.zeros(108, np.int8))
+
+
+def test_onnx_agent_plays_in_the_arena(indian_onnx):
+    config = ArenaConfig(game="indian", agents=(f"onnx:{indian_onnx}", "random"), hands=4, seed=3)
+    records = run_arena(config, progress=False)
+    assert len(records) == 4 and all(r["outcome"] in ("declare", "stalemate", "cut_off") for r in records)
+
+
+def test_onnx_agent_imports_no_torch(indian_onnx):
+    """With torch made unimportable, onnx: agents are built and play whole hands in the arena."""
+    script = textwrap.dedent(f"""
+        import sys
+        sys.modules["torch"] = None  # any "import torch" now fails
+        from agents.arena import ArenaConfig, run_arena
+        config = ArenaConfig(game="indian", agents=("onnx:{indian_onnx}", "rule"), hands=2, seed=1)
+        records = run_arena(config, progress=False)
+        assert len(records) == 2, records
+        assert "torch" not in [m for m in sys.modules if sys.modules[m] is not None], "torch was imported"
+        print("played", len(records))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "played 2" in done.stdout
+
+
+def test_embed_example_runs_with_numpy_and_onnxruntime_only(indian_onnx):
+    done = subprocess.run([sys.executable, "-c", "import sys; sys.modules['torch'] = None; "
+                           "import runpy; sys.argv = ['embed_onnx.py', sys.argv[1]]; "
+                           "runpy.run_path('examples/embed_onnx.py', run_name='__main__')", str(indian_onnx)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "chose action" in done.stdout
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+def test_export_errors_name_the_file(tmp_path, capsys):
+    with pytest.raises(AgentError, match="missing.pt.*no such file"):
+        export_policy(tmp_path / "missing.pt")
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_bytes(b"not a checkpoint at all")
+    with pytest.raises(AgentError, match="garbage.pt.*not a rummy-env policy checkpoint"):
+        export_policy(garbage)
+    checkpoint = make_checkpoint(tmp_path)
+    with pytest.raises(AgentError, match="trained for 'indian' with 2 players, not 'romi'"):
+        export_policy(checkpoint, game="romi")
+    with pytest.raises(SystemExit) as stop:
+        export_main([str(garbage)])
+    assert stop.value.code == 2 and "garbage.pt" in capsys.readouterr().err
+
+
+def test_onnx_errors_name_the_file_and_the_mismatch(tmp_path, indian_onnx):
+    with pytest.raises(AgentError, match="nothing.onnx.*no such file"):
+        make_agent(f"onnx:{tmp_path / 'nothing.onnx'}", "indian", 2)
+    corrupt = tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(indian_onnx.read_bytes()[:1000])
+    with pytest.raises(AgentError, match="corrupt.onnx.*not a loadable ONNX model"):
+        make_agent(f"onnx:{corrupt}", "indian", 2)
+    with pytest.raises(AgentError, match=r"exported for 'indian' with 2 players, not 'basic' with 2 players"):
+        make_agent(f"onnx:{indian_onnx}", "basic", 2)
+    with pytest.raises(AgentError, match=r"exported for 'indian' with 2 players, not 'indian' with 3 players"):
+        make_agent(f"onnx:{indian_onnx}", "indian", 3)
+    with pytest.raises(AgentError, match="expected onnx:PATH"):
+        make_agent("onnx:", "indian", 2)
+
+
+def test_onnx_without_metadata_is_checked_by_its_shapes(tmp_path):
+    """A foreign ONNX file with the right names but the wrong width is refused by shape."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    obs = helper.make_tensor_value_info("observations", TensorProto.FLOAT, ["batch", 10])
+    mask = helper.make_tensor_value_info("action_masks", TensorProto.INT8, ["batch", 108])
+    probabilities = helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, ["batch", 108])
+    values = helper.make_tensor_value_info("values", TensorProto.FLOAT, ["batch"])
+    graph = helper.make_graph([
+        helper.make_node("Cast", ["action_masks"], ["probabilities"], to=TensorProto.FLOAT),
+        helper.make_node("ReduceSum", ["observations"], ["values"], axes=[1], keepdims=0),
+    ], "foreign", [obs, mask], [probabilities, values])
+    path = tmp_path / "foreign.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)]), path)
+    with pytest.raises(AgentError, match=r"foreign.onnx.*input 'observations' has shape \['batch', 10\]; "
+                                         r"'indian' with 2 players needs \[batch, 488\]"):
+        make_agent(f"onnx:{path}", "indian", 2)
+    with pytest.raises(AgentError, match="no metadata names its game"):
+        OnnxPolicy(path)
+
+
+# ----------------------------------------------------------------------------- pretrained
+
+
+def test_pretrained_spec_says_when_no_policy_is_shipped(monkeypatch, tmp_path):
+    import agents.pretrained as pretrained
+
+    monkeypatch.setattr(pretrained, "PRETRAINED_DIR", tmp_path)
+    with pytest.raises(AgentError, match=r"pretrained:basic: no pretrained 'basic' policy is shipped.*"
+                                         r"python -m agents.pretrained.ship"):
+        make_agent("pretrained:basic", "basic", 2)
+    with pytest.raises(AgentError, match="expected pretrained:GAME"):
+        make_agent("pretrained:chess", "basic", 2)
+
+
+def test_ship_installs_the_policy_and_its_model_card(monkeypatch, tmp_path):
+    """A checkpoint becomes pretrained:<game> (onnx + model card with arena results); tiny arena here."""
+    import agents.pretrained as pretrained
+    from agents.pretrained.ship import ship
+
+    monkeypatch.setattr(pretrained, "PRETRAINED_DIR", tmp_path / "shipped")
+    checkpoint = make_checkpoint(tmp_path, "indian")
+    installed, card_file = ship(checkpoint, hands=2, workers=1, seed=0, cpu_seconds=12.5, dest=tmp_path / "shipped")
+    assert installed == tmp_path / "shipped" / "indian.onnx" and card_file.name == "indian.json"
+    card = pretrained.model_card("indian")
+    assert card["cpu_time_s"] == 12.5 and card["trainer_config"] == {"learning_rate": 3e-4}
+    assert [row["opponent"] for row in card["arena"]] == ["random", "rule"]
+    assert all(row["hands"] == 2 and 0 <= row["win_rate_low"] <= row["win_rate_high"] <= 1 for row in card["arena"])
+    agent = make_agent("pretrained:indian", "indian", 2)
+    assert isinstance(agent, OnnxAgent)
+    with pytest.raises(AgentError, match="pretrained:indian plays 'indian', not 'romi'"):
+        make_agent("pretrained:indian", "romi", 2)
