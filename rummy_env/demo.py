@@ -1,16 +1,22 @@
 """Seeded random agents play one hand of each game; the hands are printed (RULES G10).
 
     python -m rummy_env.demo --seed 7
+    python -m rummy_env.demo --players 5      # Indian Rummy only: Basic and römi seat 2-4 (B1, R1)
+
+A game that cannot seat ``--players`` is skipped, saying so.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import sys
 
 from .cards import format_cards, sort_key
 from .game import GameState
 from .melds import table_meld_cards
+from .ruleset import make_ruleset
 
 GAMES = ("indian", "basic", "romi")
 TITLES = {"indian": "Indian Rummy", "basic": "Basic Rummy", "romi": "Indiai römi"}
@@ -43,15 +49,40 @@ def describe_hand(state: GameState) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def seating_problem(game: str, num_players: int) -> str | None:
+    """Why ``game`` cannot seat ``num_players`` (the rule set's message), or None if it can."""
+    try:
+        make_ruleset(game, num_players)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def program_name(module: str) -> str:
+    """``rummy-…`` when run as a console script, else ``python -m module`` (not ``__main__.py``)."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return name if name.startswith("rummy-") else f"python -m {module}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m rummy_env.demo`` and ``rummy-demo``; the exit status."""
+    parser = argparse.ArgumentParser(prog=program_name("rummy_env.demo"), description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0, help="seed of every deal and every random choice")
-    parser.add_argument("--players", type=int, default=2, help="players at the table (2 fits every game)")
+    parser.add_argument("--players", type=int, default=2,
+                        help="players at the table: 2-6 for Indian Rummy, 2-4 for Basic and römi (default 2)")
     args = parser.parse_args(argv)
+    playable = [game for game in GAMES if seating_problem(game, args.players) is None]
+    if not playable:
+        parser.error(f"--players {args.players}: no game seats that many (Indian Rummy 2-6, Basic and römi 2-4)")
     for game in GAMES:
-        print(describe_hand(play_random_hand(game, args.players, args.seed)))
+        if game in playable:
+            print(describe_hand(play_random_hand(game, args.players, args.seed)))
+        else:
+            print(f"{TITLES[game]}: skipped: {seating_problem(game, args.players)}")
         print()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

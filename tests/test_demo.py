@@ -31,3 +31,32 @@ def test_random_hand_ends_with_a_result(game):
 def test_train_py_help_runs():
     done = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "train.py"), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "--seed" in done.stdout
+
+
+def test_I1_B1_R1_five_players_play_indian_and_skip_the_games_that_seat_four(capsys):
+    assert main(["--players", "5", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Indian Rummy, 5 players, seed 1:" in out
+    assert "Basic Rummy: skipped: num_players=5 is out of range for 'basic': expected 2..4" in out
+    assert "Indiai römi: skipped: num_players=5 is out of range for 'romi': expected 2..4" in out
+
+
+@pytest.mark.parametrize("players", ["1", "7"])
+def test_a_player_count_no_game_seats_is_an_error_naming_it(players, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--players", players])
+    assert exit_info.value.code == 2
+    assert f"--players {players}: no game seats that many" in capsys.readouterr().err
+
+
+def test_help_names_the_command_that_runs_it():
+    done = subprocess.run([sys.executable, "-m", "rummy_env.demo", "--help"], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).parents[1])
+    assert done.returncode == 0 and done.stdout.startswith("usage: python -m rummy_env.demo ")
+
+
+def test_help_names_the_console_script_when_run_as_one(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["/venv/bin/rummy-demo"])
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert capsys.readouterr().out.startswith("usage: rummy-demo ")
