@@ -9,8 +9,9 @@ Figures (median of ``--runs`` runs, each on freshly dealt hands from its own see
 * ``min_deadwood_basic``: 10 cards from one deck; ``min_deadwood_romi``: 13 cards from 106.
 
 The solver memoises suit profiles across hands, so a long training run gets faster as it goes:
-each figure is taken after ``--warmup`` hands from another seed; ``indian_penalty_cold`` is the
-first hands of a fresh process, before any warm-up. Time is CPU time of this process
+each figure is taken after a warm-up of ``--warmup`` CPU seconds (default: as long as one timed
+run) on hands from another seed; ``indian_penalty_cold`` is the first hands of a fresh process,
+before any warm-up. The whole run takes about (cases × (runs + 1) + 1) × ``--seconds``. Time is CPU time of this process
 (``time.process_time``), so other work on the machine does not count against it.
 
     python benchmarks/bench_solver.py --seconds 2 --runs 5
@@ -45,6 +46,12 @@ def deal(rng: random.Random, deck: list[int], size: int, wild: bool, count: int)
     return [(to_counts(rng.sample(deck, size)), rng.randrange(13) if wild else None) for _ in range(count)]
 
 
+def warm_up(name: str, seconds: float, seed: int = 20_000) -> None:
+    """Solve hands of one case from ``seed`` for about ``seconds`` of CPU time, filling the caches."""
+    if seconds > 0:
+        hands_per_second(name, seconds, seed)
+
+
 def hands_per_second(name: str, seconds: float, seed: int) -> float:
     """Hands/s of one case on fresh hands from ``seed`` for about ``seconds`` of CPU time."""
     fn, deck, size, wild = CASES[name]
@@ -61,24 +68,30 @@ def hands_per_second(name: str, seconds: float, seed: int) -> float:
     return done / spent
 
 
-def solver_figures(seconds: float = 1.0, runs: int = 5, warmup: int = 20000) -> dict[str, float]:
-    """Hands/s per case (median of ``runs`` runs of about ``seconds`` each), plus the cold start."""
+def solver_figures(seconds: float = 1.0, runs: int = 5, warmup: float | None = None) -> dict[str, float]:
+    """Hands/s per case (median of ``runs`` runs of about ``seconds`` each), plus the cold start.
+
+    Each case is first warmed up for ``warmup`` CPU seconds (default ``seconds``).
+    """
+    warmup = seconds if warmup is None else warmup
     out = {}
     solver.clear_caches()
     out["indian_penalty_cold"] = hands_per_second("indian_penalty", min(seconds, 0.5), seed=10_000)
-    for name, (fn, deck, size, wild) in CASES.items():
-        for counts, w in deal(random.Random(20_000), deck, size, wild, warmup):
-            fn(counts, w)
+    for name in CASES:
+        warm_up(name, warmup)
         out[name] = statistics.median(hands_per_second(name, seconds, seed=r) for r in range(runs))
     return out
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds of one timed run per case")
-    parser.add_argument("--runs", type=int, default=5, help="runs per case; the median is printed")
-    parser.add_argument("--warmup", type=int, default=20000, help="hands solved before timing each case")
+    parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds of one timed run per case (default 1)")
+    parser.add_argument("--runs", type=int, default=5, help="runs per case; the median is printed (default 5)")
+    parser.add_argument("--warmup", type=float, default=None,
+                        help="CPU seconds of solving before timing each case (default: --seconds)")
     args = parser.parse_args(argv)
+    if not args.seconds > 0 or args.runs < 1 or (args.warmup is not None and args.warmup < 0):
+        parser.error("--seconds must be > 0, --runs >= 1 and --warmup >= 0")
     figures = solver_figures(args.seconds, args.runs, args.warmup)
     print(f"{'case':<24}{'hands/s':>12}")
     for name, rate in figures.items():

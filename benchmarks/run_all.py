@@ -20,8 +20,32 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_agents import agent_figures  # noqa: E402
 from bench_engine import engine_figures  # noqa: E402
-from bench_env import env_figures  # noqa: E402
+from bench_env import env_figures, target_verdict  # noqa: E402
 from bench_solver import solver_figures  # noqa: E402
+
+
+def report(figures: dict) -> str:
+    """The figures as text tables for people (``--json`` writes them for programs)."""
+    machine = figures["machine"]
+    load = ", ".join(f"{x:.1f}" for x in machine["load"])
+    lines = [f"Python {machine['python']}, {machine['cpus']} cores, load average at start {load}", "",
+             "Rules engine: random legal play, legal_moves() + apply() each move",
+             f"  {'game':<12}{'games/s':>10}{'moves/s':>12}"]
+    for name, fig in figures["engine"].items():
+        lines.append(f"  {name:<12}{fig['games_per_s']:>10,.1f}{fig['moves_per_s']:>12,.0f}")
+    lines += ["", "Solver: hands/s, one core, CPU time", f"  {'case':<24}{'hands/s':>12}"]
+    for name, rate in figures["solver"].items():
+        lines.append(f"  {name:<24}{rate:>12,.0f}")
+    lines += ["", "Environment: random legal play with observation and mask every step",
+              f"  {'env':<18}{'players':>8}{'steps/s':>10}{'per CPU s':>11}   target (judged per CPU second)"]
+    for row in figures["env"].values():
+        lines.append(f"  {row['env']:<18}{row['players']:>8}{row['steps_per_s']:>10,.0f}{row['steps_per_cpu_s']:>11,.0f}"
+                     f"   {row['target']:,} ({target_verdict(row)})")
+    games = sorted({game for per_game in figures["agents"].values() for game in per_game})
+    lines += ["", "Agents: decisions/s", f"  {'agent':<10}" + "".join(f"{game:>10}" for game in games)]
+    for spec, per_game in figures["agents"].items():
+        lines.append(f"  {spec:<10}" + "".join(f"{per_game.get(game, float('nan')):>10,.1f}" for game in games))
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -38,19 +62,8 @@ def main(argv: list[str] | None = None) -> dict:
         "env": env_figures(args.seconds, args.runs),
         "agents": agent_figures(args.seconds),
     }
-    print("engine (random legal play, legal_moves + apply):")
-    for name, fig in figures["engine"].items():
-        print(f"  {name:<12}{fig['games_per_s']:>10,.1f} games/s{fig['moves_per_s']:>12,.0f} moves/s")
-    print("solver (hands/s, one core):")
-    for name, rate in figures["solver"].items():
-        print(f"  {name:<24}{rate:>12,.0f}")
-    print("environment (steps/s with observation and mask, 2 players):")
-    for name, fig in figures["env"].items():
-        print(f"  {name:<20}{json.dumps(fig)}")
-    print("agents (decisions/s):")
-    for name, fig in figures["agents"].items():
-        print(f"  {name:<20}{json.dumps(fig)}")
-    print(f"done in {time.time() - started:.0f} s; load average at start {figures['machine']['load']}")
+    print(report(figures))
+    print(f"done in {time.time() - started:.0f} s")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(figures, f, indent=2)

@@ -1,0 +1,56 @@
+"""The benchmark scripts: their options are honoured and their output is meant for people."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import bench_env  # noqa: E402
+import bench_solver  # noqa: E402
+import run_all  # noqa: E402
+
+
+def test_bench_solver_seconds_bounds_the_whole_run_warm_up_included(capsys):
+    start = time.process_time()
+    bench_solver.main(["--seconds", "0.02", "--runs", "1"])
+    assert time.process_time() - start < 5.0  # a fixed warm-up of 20,000 hands a case took ~30 s
+    out = capsys.readouterr().out
+    assert "indian_penalty_cold" in out and "min_deadwood_romi" in out
+
+
+def test_bench_env_judges_targets_per_cpu_second():
+    busy_machine = {"target": 20_000, "steps_per_s": 9_000, "steps_per_cpu_s": 25_000}
+    slow_code = {"target": 20_000, "steps_per_s": 30_000, "steps_per_cpu_s": 15_000}
+    assert bench_env.target_verdict(busy_machine) == "meets"
+    assert bench_env.target_verdict(slow_code) == "below"
+
+
+def test_bench_env_says_which_figure_is_judged(capsys):
+    bench_env.main(["--seconds", "0.05", "--runs", "1", "--games", "basic", "--no-references"])
+    assert "target (judged per CPU second)" in capsys.readouterr().out
+
+
+def test_run_all_prints_tables_not_json():
+    figures = {
+        "machine": {"python": "3.11.9", "cpus": 2, "load": (1.0, 1.5, 2.0)},
+        "engine": {"indian-2p": {"games_per_s": 167.0, "moves_per_s": 105_000.0}},
+        "solver": {"indian_penalty": 86_000.0},
+        "env": {"basic": {"env": "basic_rummy_v0", "players": 2, "steps_per_s": 27_000.0,
+                          "steps_per_cpu_s": 28_000.0, "runs": [(27_000.0, 28_000.0)], "target": 20_000}},
+        "agents": {"rule": {"indian": 3300.0, "basic": 4800.0}},
+    }
+    text = run_all.report(figures)
+    assert "{" not in text and '"' not in text
+    assert "basic_rummy_v0" in text and "27,000" in text and "(meets)" in text
+    assert "rule" in text and "3,300.0" in text and "105,000" in text
+
+
+@pytest.mark.parametrize("argv", [["--seconds", "0"], ["--runs", "0"], ["--warmup", "-1"]])
+def test_bench_solver_refuses_bad_options(argv):
+    with pytest.raises(SystemExit):
+        bench_solver.main(argv)
