@@ -255,6 +255,8 @@ class PlaySession:
         self.moves = action_layout(rules.game).moves
         self.last_moves: dict[int, str] = {}
         self._hint_agent = None
+        self.state: GameState | None = None
+        """The hand being played (for callers that script the input)."""
 
     # ------------------------------------------------------------- output
 
@@ -495,6 +497,7 @@ class PlaySession:
         for player, agent in self.agents.items():
             agent.reset(seed=zlib.crc32(f"play:{self.seed}:{hand_number}:{player}".encode()))
         self.last_moves.clear()
+        self.state = state
         shown = None
         while not state.is_over:
             if state.current != self.seat:
