@@ -80,15 +80,17 @@ def test_metadata_names_game_shapes_and_action_table(tmp_path):
     assert json_path == tmp_path / "out" / "p.json" and model_path.is_file()
     meta = json.loads(json_path.read_text())
     assert (meta["game"], meta["num_players"]) == ("romi", 2)
-    assert meta["observation_size"] == observation_size("romi", 2) and meta["num_actions"] == 2284
+    actions_count = num_actions("romi")
+    assert meta["observation_size"] == observation_size("romi", 2) and meta["num_actions"] == actions_count
     assert [i["name"] for i in meta["inputs"]] == ["observations", "action_masks"]
     assert [o["name"] for o in meta["outputs"]] == ["probabilities", "values"]
-    assert meta["inputs"][1] == {"name": "action_masks", "shape": ["batch", 2284], "dtype": "int8",
+    assert meta["inputs"][1] == {"name": "action_masks", "shape": ["batch", actions_count], "dtype": "int8",
                                  "meaning": meta["inputs"][1]["meaning"]}
-    assert meta["action_blocks"]["take_cut"] == [55, 56]  # R4: the cut-card move
+    cut = action_layout("romi").blocks["take_cut"]
+    assert meta["action_blocks"]["take_cut"] == [cut.start, cut.stop]  # R4: the cut-card move
     actions = meta["actions"]
-    assert len(actions) == 2284 and actions[0] == "draw the stock top" and actions[2] == "discard As"
-    assert actions[55] == "take the cut card and go out"
+    assert len(actions) == actions_count and actions[0] == "draw the stock top" and actions[2] == "discard As"
+    assert actions[cut.start] == "take the cut card and go out"
     assert meta["checkpoint"]["config"] == {"learning_rate": 3e-4}
     # the same metadata travels inside the ONNX file
     policy = OnnxPolicy(model_path)
