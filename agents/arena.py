@@ -17,11 +17,11 @@ How games are set up
       the engine (the same vectors the PettingZoo env gives). Each agent is reset before each hand
       with a seed made from (seed, table, deal, rotation, seat), so results do not depend on
       ``--workers`` or the order work is done in.
-    * ``--matches``: each deal seeds a whole match (to 400 / 100 / 250 points, RULES I8, B6, R8)
+    * ``--matches``: each deal seeds a whole match (to 400 / 100 / 250 points, I8, B6, R8 of docs/rules.md)
       instead of one hand; a match longer than ``--max-match-hands`` hands is cut off.
 
 Per agent: hands (or matches) played, won, win rate with its 95% Wilson interval, mean points per
-hand (zero-sum rewards, RULES "Rewards for learning") with a 95% interval computed over duplicate
+hand (zero-sum rewards, docs/rules.md "Rewards for learning") with a 95% interval computed over duplicate
 deals (the deal, not the hand, is the independent unit), stalemates (G8) and cut-off hands (G9),
 and a rating: Elo (Bradley-Terry fit) with two players, openskill (Plackett-Luce ordinal) with more.
 """
@@ -67,7 +67,7 @@ class ArenaConfig:
     matches: bool = False
     max_match_hands: int = 200
     options: dict = field(default_factory=dict)
-    """Rule options of the game (RULES), e.g. ``{"wild_joker": True}``."""
+    """Rule options of the game (docs/rules.md), e.g. ``{"wild_joker": True}``."""
 
     @property
     def tables(self) -> list[tuple[int, ...]]:
@@ -603,7 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-match-hands", type=int, default=200,
                         help="hands after which a match is cut off (default 200)")
     parser.add_argument("--option", action="append", default=[], type=_parse_option, metavar="KEY=VALUE",
-                        help="a rule option of the game (RULES), e.g. wild_joker=true; repeatable")
+                        help="a rule option of the game (docs/rules.md), e.g. wild_joker=true; repeatable")
     parser.add_argument("--csv", metavar="FILE", help="write the per-agent table as CSV")
     parser.add_argument("--json", metavar="FILE", help="write the summary (config, agents, tables) as JSON")
     parser.add_argument("--plot", metavar="FILE.png", help="write a chart of win rates and ratings (.png, .pdf or .svg)")

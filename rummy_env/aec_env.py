@@ -57,7 +57,7 @@ others 0, every agent is terminated and truncated, and the offender's info has `
 
 ### Rewards
 
-At the end of a hand (RULES "Rewards for learning"), zero-sum and in points times
+At the end of a hand (``docs/rules.md`` "Rewards for learning"), zero-sum and in points times
 ``reward_scale`` (default 1.0, so rewards are points): the winner receives what the others pay,
 each other player minus what they pay (Indian: the I7 penalty; Basic: their hand value, doubled
 with ``rummy_bonus``; römi: their hand value or 80). A stalemate (G8) ends with ``terminations``
@@ -77,7 +77,7 @@ hand the infos carry that hand's ``hand_result`` and the ``match_totals``; at th
 ``env(game="indian", num_players=2, render_mode=None, *, match=False, match_reward="points",
 max_hands=100, reward_scale=1.0, illegal_action="raise", illegal_reward=None, **rule_options)``
 
-* ``rule_options``: the game's options of RULES (``wild_joker``, ``printed_jokers``,
+* ``rule_options``: the game's options in ``docs/rules.md`` (``wild_joker``, ``printed_jokers``,
   ``penalty_cap``, ``rummy_bonus``, ``match_target``, ``max_turns``); a bad one is an error naming it.
 * ``illegal_reward``: default minus the most a player can pay in one hand, times
   ``reward_scale`` (Indian 130 or ``penalty_cap``; Basic 10 × hand size, doubled with
@@ -100,6 +100,11 @@ done. ``observe`` hands out read-only arrays: copy one to change it.
 ### Version History
 
 * v0: first release.
+* römi v1 (``indian_romi_v1``): rule book R4 and R5 revised. The discard top taken after the
+  first turn, and a joker taken by a swap, may reach the table by any play of that turn, not
+  only the next; a joker laid off on a run open at both ends may stand at either end, so the
+  action space gains 35 "lay a joker at the low end of table meld s" actions (Discrete(2319));
+  the ``must_place`` plane counts the cards owed to the table (jokers up to 2).
 """
 
 from __future__ import annotations
@@ -122,7 +127,7 @@ from .ruleset import GAMES, make_ruleset
 _frombuffer = np.frombuffer
 _INT8 = np.dtype(np.int8)
 
-ENV_NAMES = {"indian": "indian_rummy_v0", "basic": "basic_rummy_v0", "romi": "indian_romi_v0"}
+ENV_NAMES = {"indian": "indian_rummy_v0", "basic": "basic_rummy_v0", "romi": "indian_romi_v1"}
 """``metadata["name"]`` per game; the suffix is bumped by any change that affects learning."""
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")

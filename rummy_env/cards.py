@@ -1,4 +1,4 @@
-"""Cards as small integers, and their G2 notation (RULES G1, G2).
+"""Cards as small integers, and their G2 notation (``docs/rules.md`` G1, G2).
 
 A *card type* is an int: ``suit * 13 + rank`` for the 52 natural cards, with suits ``s h d c``
 (0..3) and ranks ``A 2 … K`` (0..12), and ``JOKER = 52`` for a printed joker. In two-deck games
@@ -110,7 +110,7 @@ def sort_key(card: int) -> tuple[int, int]:
 
 
 def card_values(game: str) -> tuple[int, ...]:
-    """What each card type pays at the end of a hand (RULES I7, B5, R7); jokers pay 0."""
+    """What each card type pays at the end of a hand (I7, B5, R7); jokers pay 0."""
     if game == "basic":
         per_rank = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
     elif game in ("indian", "romi"):

@@ -1,4 +1,4 @@
-"""Seeded random agents play one hand of each game; the hands are printed (RULES G10).
+"""Seeded random agents play one hand of each game; the hands are printed (G10 of docs/rules.md).
 
     python -m rummy_env.demo --seed 7
     python -m rummy_env.demo --players 5      # Indian Rummy only: Basic and römi seat 2-4 (B1, R1)

@@ -1,6 +1,6 @@
-"""A text view of a hand for people (issue 3 item 4): one player's cards, the piles, the table.
+"""A text view of a hand for people (docs/env.md "Rendering"): one player's cards, the piles, the table.
 
-Cards are in RULES G2 notation with suit symbols (``A♠ T♥ *``); a joker on the table shows what
+Cards are in G2 notation (``docs/rules.md``) with suit symbols (``A♠ T♥ *``); a joker on the table shows what
 it stands for (``*=9♦``). With ``color=True`` hearts and diamonds are red and jokers magenta
 (ANSI escapes); the env uses colour in ``"human"`` mode when stdout is a terminal and
 ``NO_COLOR`` is not set, and plain text for ``"ansi"``.
@@ -108,7 +108,7 @@ def render_text(state: GameState, seat: int | None = None, match_totals=None, co
         known = [c for c in range(len(state.known[p])) for _ in range(state.known[p][c])]
         known_text = f", holds {cards_text(sorted(known, key=sort_key), color)}" if known and p != seat else ""
         score = f", total {match_totals[p]}" if match_totals is not None else ""
-        players.append(f"player_{p}: {size} cards{mark}{known_text}{score}")
+        players.append(f"player_{p}: {size} card{'' if size == 1 else 's'}{mark}{known_text}{score}")
     lines.append("players: " + " · ".join(players))
-    lines.append(f"player_{seat}'s hand: {hand_text(state, seat, color)}")
+    lines.append(f"player_{seat}'s hand: {hand_text(state, seat, color) or '(empty)'}")
     return "\n".join(lines)

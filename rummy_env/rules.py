@@ -1,4 +1,4 @@
-"""The public rules API: parse cards, check melds, score hands (RULES G2–G5, I5, I7, B5, R7).
+"""The public rules API: parse cards, check melds, score hands (``docs/rules.md`` G2–G5, I5, I7, B5, R7).
 
 ``game`` is ``"indian"``, ``"basic"`` or ``"romi"``; ``cards`` is a string in G2 notation
 (``"Ah 2h 3h *"``) or a list of such strings; ``wild_rank`` is a rank in G2 notation or None

@@ -1,6 +1,6 @@
 """The exact meld solver: best arrangement, lowest penalty, declarations.
 
-Rules: G3–G5, I2, I3, I5, I7, B2, B5, R3, R7 of ``RULES.md``.
+Rules: G3–G5, I2, I3, I5, I7, B2, B5, R3, R7 of the rule book, ``docs/rules.md``.
 
 A hand is a count array over the 53 card types (``rummy_env.cards``); ``wild_rank`` (Indian only)
 is a rank 0..12 whose cards may each be a joker or themselves (I2). Every answer is exact:

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment (issue 3 items 1, 4, 6; RULES "Rewards for learning", I8, B6, R8, G9)."""
+"""The PettingZoo AEC environment (docs/env.md; docs/rules.md "Rewards for learning", I8, B6, R8, G9)."""
 
 from __future__ import annotations
 
