@@ -1,4 +1,4 @@
-"""Action ids, action masks and observation vectors for the three games (issue 3 items 2, 3).
+"""Action ids, action masks and observation vectors for the three games (``docs/env.md``).
 
 This is the one module that maps engine moves ``(kind, a, b)`` (see ``rummy_env.game``) to
 action ids and back. The mask is computed from ``GameState.legal_moves()``: the encoding adds no
@@ -21,8 +21,12 @@ block                       Indian        Basic         römi          meaning
 ``ROMI_TAKE_CUT_ACTION``    --            --            55            take the cut card, go out (R4)
 meld template t             --            55..383       56..428       lay template t (B3, R5)
 place c on table meld s     --            384..1284     429..2283     lay off c, or swap c for a
-                                                                      joker (R5): base + 53 s + c
-total                       108           1285          2284
+                                                                      joker (R5): base + 53 s + c;
+                                                                      a joker goes to a run's high end
+joker at low end of meld s  --            --            2284..2318    lay a joker at the low end of
+                                                                      the run on table meld s (R5):
+                                                                      ``ROMI_PLACE_JOKER_LOW_BASE`` + s
+total                       108           1285          2319
 ==========================  ============  ============  ============  =============================
 
 Meld templates are ``table.template_index(rules.ace_high, rules.max_jokers).templates`` (329 in
@@ -32,8 +36,9 @@ placement has an id. Ids of card types a game lacks (the joker in Basic) are nev
 
 Canonicalisations (made by the engine, so one move has one id): identical cards of two decks are
 one card type; a template is laid with the hand's natural cards where it holds them and jokers
-in the gaps; a joker lays off at a run's high end when there is room; the cut-card move plays the
-going-out melds the engine finds.
+in the gaps; a natural ace that fits both ends of a run goes to its low end; the cut-card move
+plays the going-out melds the engine finds. A joker laid off on a run open at both ends may stand
+at either end (R5): two actions, ``place * on s`` (high end) and ``ROMI_PLACE_JOKER_LOW_BASE + s``.
 
 Observation
 ===========
@@ -50,7 +55,9 @@ name               size          contents
 ``discard_rest``   53            counts of the cards under the top
 ``just_taken``     53            one-hot of the card the player to act took this turn from the
                                  discard pile or as the cut card (G7: it may not be discarded)
-``must_place``     53            römi: one-hot of the card the next play must place (R4, R5)
+``must_place``     53            römi: the cards owed to the table this turn (R4, R5): 1 at the
+                                 discard top taken after the first turn, and at the joker entry
+                                 the jokers owed (taken by swaps or from the pile), 0..2
 ``wild_card``      53            Indian: one-hot of the wild joker card turned up (I2; off: 0)
 ``cut_card``       53            römi: one-hot of the cut card while it lies there (R2)
 ``table_cards``    53            Basic, römi: counts of the physical cards on the table
@@ -87,10 +94,12 @@ from functools import cache
 
 import numpy as np
 
-from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES, format_card
-from .game import DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PHASE_PLAY, PLACE, TAKE_CUT, TAKE_DISCARD, GameState, Move
-from .melds import SET, meld_rules
-from .ruleset import GAMES, RuleSet
+from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES
+from .game import (
+    DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD, GameState, Move,
+)
+from .melds import SET
+from .ruleset import RuleSet, game_spec
 from .table import template_index
 
 if (PHASE_DRAW, PHASE_PLAY) != (0, 1):  # the ``phase`` one-hot is indexed by the engine's phase
@@ -115,7 +124,8 @@ ROMI_MAX_TABLE_MELDS = 106 // 3  # 35
 ROMI_TAKE_CUT_ACTION = DISCARD_BASE + NUM_TYPES  # 55
 ROMI_MELD_BASE = ROMI_TAKE_CUT_ACTION + 1  # 56
 ROMI_PLACE_BASE = ROMI_MELD_BASE + ROMI_NUM_TEMPLATES  # 429
-ROMI_NUM_ACTIONS = ROMI_PLACE_BASE + ROMI_MAX_TABLE_MELDS * NUM_TYPES  # 2284
+ROMI_PLACE_JOKER_LOW_BASE = ROMI_PLACE_BASE + ROMI_MAX_TABLE_MELDS * NUM_TYPES  # 2284
+ROMI_NUM_ACTIONS = ROMI_PLACE_JOKER_LOW_BASE + ROMI_MAX_TABLE_MELDS  # 2319
 
 MAX_TABLE_MELDS = {"indian": 0, "basic": BASIC_MAX_TABLE_MELDS, "romi": ROMI_MAX_TABLE_MELDS}
 NUM_ACTIONS = {"indian": INDIAN_NUM_ACTIONS, "basic": BASIC_NUM_ACTIONS, "romi": ROMI_NUM_ACTIONS}
@@ -159,30 +169,24 @@ class ActionLayout:
             raise EncodingError(f"action {action!r} is out of range for {self.game!r}: expected 0..{self.num_actions - 1}")
         return self.moves[index]
 
-    def block_of(self, action: int) -> str:
-        """The name of the block holding ``action``."""
-        for name, ids in self.blocks.items():
-            if action in ids:
-                return name
-        raise EncodingError(f"action {action!r} is out of range for {self.game!r}: expected 0..{self.num_actions - 1}")
-
 
 def _build_action_layout(game: str) -> ActionLayout:
     blocks = {"draw": range(DRAW_ACTION, DRAW_ACTION + 1),
               "take_discard": range(TAKE_DISCARD_ACTION, TAKE_DISCARD_ACTION + 1),
               "discard": range(DISCARD_BASE, DISCARD_BASE + NUM_TYPES)}
-    base = [_NO_BLOCK] * 7
+    base = [_NO_BLOCK] * (PLACE_JOKER_LOW + 1)
     base[DRAW], base[TAKE_DISCARD], base[DISCARD] = DRAW_ACTION, TAKE_DISCARD_ACTION, DISCARD_BASE
     moves: list[Move] = [(DRAW, 0, 0), (TAKE_DISCARD, 0, 0)] + [(DISCARD, c, 0) for c in range(NUM_TYPES)]
-    if game == "indian":
+    spec = game_spec(game)
+    if spec.declares:
         blocks["declare"] = range(INDIAN_DECLARE_BASE, INDIAN_NUM_ACTIONS)
         base[DECLARE] = INDIAN_DECLARE_BASE
         moves += [(DECLARE, c, 0) for c in range(NUM_TYPES)]
         slots = 0
     else:
-        rules = meld_rules(game)
+        rules = spec.melds
         templates = template_index(rules.ace_high, rules.max_jokers).templates
-        if game == "romi":
+        if spec.cut_card:
             blocks["take_cut"] = range(ROMI_TAKE_CUT_ACTION, ROMI_TAKE_CUT_ACTION + 1)
             base[TAKE_CUT] = ROMI_TAKE_CUT_ACTION
             moves.append((TAKE_CUT, 0, 0))
@@ -195,6 +199,11 @@ def _build_action_layout(game: str) -> ActionLayout:
         blocks["place"] = range(place_base, place_base + slots * NUM_TYPES)
         base[PLACE] = place_base
         moves += [(PLACE, c, s) for s in range(slots) for c in range(NUM_TYPES)]
+        if rules.max_jokers != 0:  # R5: a joker may stand at either end of a run
+            low_base = len(moves)
+            blocks["place_joker_low"] = range(low_base, low_base + slots)
+            base[PLACE_JOKER_LOW] = low_base
+            moves += [(PLACE_JOKER_LOW, s, 0) for s in range(slots)]
     if len(moves) != NUM_ACTIONS[game]:
         raise AssertionError(f"{game}: {len(moves)} actions, the documented table says {NUM_ACTIONS[game]}")
     return ActionLayout(game, len(moves), blocks, tuple(base), tuple(moves), slots)
@@ -203,8 +212,7 @@ def _build_action_layout(game: str) -> ActionLayout:
 @cache
 def action_layout(game: str) -> ActionLayout:
     """The action ids of ``game`` (``"indian"``, ``"basic"`` or ``"romi"``)."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}: expected one of {', '.join(map(repr, GAMES))}")
+    game_spec(game)  # an unknown game is an error naming it
     return _build_action_layout(game)
 
 
@@ -336,6 +344,8 @@ def _observation_layout(game: str, num_players: int, decks: int, printed_jokers:
         high[melds] = np.tile(per_slot, (melds.stop - melds.start) // NUM_TYPES)
     for name in ("hand_sizes", "match_scores"):
         high[slices[name]] = 2.0
+    if "must_place" in slices:
+        high[slices["must_place"].start + JOKER] = float(max(1, printed_jokers))  # jokers owed (R4, R5)
     low.setflags(write=False)
     high.setflags(write=False)
     return ObservationLayout(game, num_players, offset, slices, low, high)
@@ -480,8 +490,10 @@ class ObservationEncoder:
         if state.taken_card != -1:
             buffer[self._taken + state.taken_card] = 1
         if self._must != -1:
-            if state.must_place != -1:
-                buffer[self._must + state.must_place] = 1
+            if state.owed_card != -1:
+                buffer[self._must + state.owed_card] = 1
+            if state.owed_jokers:
+                buffer[self._must + JOKER] = state.owed_jokers
             if state.cut_card != -1:
                 buffer[self._cut + state.cut_card] = 1
         elif self._wild != -1 and state.wild_card != -1:
@@ -678,7 +690,7 @@ class ObservationTracker:
         self._known_rows[player] = bytearray(known)
         self._discarded_rows[player] = bytearray(discarded)
         table_changes: list | tuple = ()
-        if kind == MELD or kind == PLACE or kind == TAKE_CUT:
+        if kind == MELD or kind == PLACE or kind == PLACE_JOKER_LOW or kind == TAKE_CUT:
             table = self.encoder.table_bytes(state.table)
             table_changes = _changes(self._table_part, table)
             self._table_part = table
@@ -771,9 +783,13 @@ class ObservationTracker:
             cells[mark] = 1
             marks.append(mark)
         if must != -1:
-            if state.must_place != -1:
-                mark = must + state.must_place
+            if state.owed_card != -1:
+                mark = must + state.owed_card
                 cells[mark] = 1
+                marks.append(mark)
+            if state.owed_jokers:
+                mark = must + JOKER
+                cells[mark] = state.owed_jokers
                 marks.append(mark)
             if state.cut_card != -1:
                 mark = cut + state.cut_card
@@ -790,14 +806,3 @@ class ObservationTracker:
 def encode_observation(state: GameState, observer: int, match_totals=None) -> np.ndarray:
     """The float32 observation vector of seat ``observer`` in ``state``."""
     return ObservationEncoder(state.rules).encode(state, observer, match_totals)
-
-
-def describe_card_plane(plane) -> str:
-    """A plane of 53 entries as G2 text, ``"Ah x2 *"`` style, for debugging."""
-    out = []
-    for card in range(NUM_TYPES):
-        value = float(plane[card])
-        if value:
-            text = format_card(card)
-            out.append(text if value == 1 else f"{text}x{value:g}")
-    return " ".join(out)

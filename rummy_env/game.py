@@ -13,8 +13,16 @@ kind               a, b                    meaning
 ``DISCARD``        card, 0                 discard ``card``, ending the turn
 ``DECLARE``        card, 0                 Indian: discard ``card`` and declare (I5)
 ``MELD``           template id, 0          lay a meld template on the table (B3, R5)
-``PLACE``          card, table slot        lay off ``card``, or swap it for a joker (R5)
+``PLACE``          card, table slot        lay off ``card``, or swap it for a joker (R5);
+                                           a joker goes to a run's high end
+``PLACE_JOKER_LOW`` table slot, 0          lay a joker off at a run's low end (R5)
 =================  ======================  ==========================================
+
+Römi cards owed to the table (R4, R5): the discard top taken after the first turn
+(``owed_card``) and jokers taken by swaps or from the discard pile (``owed_jokers``) must be on
+the table by the end of the turn, by any of its plays. A play is listed only when, after it,
+some plays can still place them all and leave a card to discard, so no listed move leads to a
+dead end; the turn cannot end while one is in hand.
 """
 
 from __future__ import annotations
@@ -24,13 +32,13 @@ from dataclasses import dataclass
 from itertools import compress
 
 from . import solver
-from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES, format_card, format_cards, make_card
-from .melds import meld_templates, table_meld_cards, table_meld_from_template
+from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, format_card, format_cards, make_card
+from .melds import RUN as RUN_MELD, SET as SET_MELD, MeldRules, is_meld_cards, meld_templates, table_meld_cards, table_meld_from_template
 from .ruleset import RuleSet, make_ruleset
-from .table import held_bits, place_card, placements, suit_masks, template_index
+from .table import JOKER_LOW_END, LAY_OFF, SWAP, held_bits, place_card, placements, suit_masks, template_index
 
-DRAW, TAKE_DISCARD, TAKE_CUT, DISCARD, DECLARE, MELD, PLACE = range(7)
-MOVE_NAMES = ("draw", "take_discard", "take_cut", "discard", "declare", "meld", "place")
+DRAW, TAKE_DISCARD, TAKE_CUT, DISCARD, DECLARE, MELD, PLACE, PLACE_JOKER_LOW = range(8)
+MOVE_NAMES = ("draw", "take_discard", "take_cut", "discard", "declare", "meld", "place", "place_joker_low")
 
 PHASE_DRAW, PHASE_PLAY, PHASE_OVER = range(3)
 
@@ -45,7 +53,28 @@ _MELD_MOVES = tuple((MELD, t, 0) for t in range(max(len(meld_templates(True)), l
 
 
 class IllegalMoveError(ValueError):
-    """A move the rules do not allow now; the state is left as it was."""
+    """A move the rules do not allow now, or not a move at all; the state is left as it was."""
+
+
+class InvalidStateError(ValueError):
+    """A state ``GameState.from_dict`` was given that no hand of the game can reach; the message
+    names what is wrong."""
+
+
+def _as_move(move) -> Move:
+    """``move`` as a tuple of three ints, or ``IllegalMoveError`` naming what it is instead."""
+    try:
+        items = tuple(move)
+    except TypeError:
+        raise IllegalMoveError(f"illegal move {move!r}: a move is a tuple (kind, a, b) of three ints") from None
+    if len(items) != 3:
+        raise IllegalMoveError(f"illegal move {move!r}: a move is a tuple (kind, a, b) of three ints, not {len(items)} items")
+    out = []
+    for name, x in zip(("kind", "a", "b"), items):
+        if isinstance(x, bool) or not hasattr(type(x), "__index__"):
+            raise IllegalMoveError(f"illegal move {move!r}: {name}={x!r} is not an int")
+        out.append(x.__index__())
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -78,7 +107,7 @@ class GameState:
     __slots__ = (
         "rules", "seed", "first_player", "hands", "stock", "discard", "table", "cut_card",
         "wild_card", "wild_rank", "current", "phase", "turn", "turns_taken", "taken_card",
-        "must_place", "opened", "has_laid", "laid_this_turn", "rebuilds", "known", "discarded",
+        "owed_card", "owed_jokers", "opened", "has_laid", "laid_this_turn", "rebuilds", "known", "discarded",
         "result", "history", "_legal",
     )
 
@@ -109,7 +138,8 @@ class GameState:
         self.turn = 0
         self.turns_taken = [0] * n
         self.taken_card = -1
-        self.must_place = -1
+        self.owed_card = -1
+        self.owed_jokers = 0
         self.opened = [False] * n
         self.has_laid = [False] * n
         self.laid_this_turn = False
@@ -126,6 +156,23 @@ class GameState:
         return cls(make_ruleset(game, num_players, **options), seed, first_player)
 
     # ----------------------------------------------------------------- queries
+
+    @property
+    def must_place(self) -> int:
+        """A card owed to the table this turn (R4, R5): the discard top taken after the first turn,
+        else a joker if one is owed, else -1. Setting it owes that one card and nothing else."""
+        if self.owed_card != -1:
+            return self.owed_card
+        return JOKER if self.owed_jokers else -1
+
+    @must_place.setter
+    def must_place(self, card: int) -> None:
+        self.owed_card = card if card != JOKER else -1
+        self.owed_jokers = 1 if card == JOKER else 0
+
+    def owed_cards(self) -> list[int]:
+        """The cards owed to the table this turn (R4, R5), jokers last."""
+        return ([self.owed_card] if self.owed_card != -1 else []) + [JOKER] * self.owed_jokers
 
     @property
     def is_over(self) -> bool:
@@ -168,7 +215,8 @@ class GameState:
         other.phase = self.phase
         other.turn = self.turn
         other.taken_card = self.taken_card
-        other.must_place = self.must_place
+        other.owed_card = self.owed_card
+        other.owed_jokers = self.owed_jokers
         other.opened = self.opened[:]
         other.laid_this_turn = self.laid_this_turn
         other.rebuilds = self.rebuilds
@@ -197,16 +245,17 @@ class GameState:
             return []
         if self.phase == PHASE_DRAW:
             return self._draw_moves()
-        moves = self._plays() if self.rules.table_melds else []
-        if self.must_place != -1:
-            return moves
+        rules = self.rules
+        moves = self._plays() if rules.table_melds else []
+        if self.owed_card != -1 or self.owed_jokers:
+            return moves  # R4, R5: the turn cannot end while a card owed to the table is in hand
         hand = self.hands[self.current]
         taken = self.taken_card
         start = len(moves)
         moves += compress(_DISCARD_MOVES, hand)  # every card type held, in order
         if taken != -1 and hand[taken]:
             del moves[moves.index(_DISCARD_MOVES[taken], start)]  # G7: not the card just taken
-        if self.rules.game == "indian":
+        if rules.declares:
             cards = solver.declare_discards(hand, self.wild_rank)
             if cards:
                 declare = _DECLARE_MOVES
@@ -217,7 +266,7 @@ class GameState:
         moves: list[Move] = [_DRAW_MOVE]
         facts = None  # what the two römi look-aheads both read, found once
         if self.discard:
-            if self.rules.game != "romi" or self.turns_taken[self.current] == 0:
+            if not self.rules.later_take_must_be_placed or self.turns_taken[self.current] == 0:
                 moves.append(_TAKE_DISCARD_MOVE)
             else:
                 facts = self._hand_facts()
@@ -232,104 +281,103 @@ class GameState:
         joker stands for)."""
         return held_bits(self.hands[self.current]), _table_jokers(self.table)
 
-    def _plays(self, first: bool = False) -> list[Move]:
-        """Melds and placements the current player may make now (B3, R4, R5, R6, G7); with
-        ``first``, only the first of them (enough to know whether there is any)."""
+    def _plays(self) -> list[Move]:
+        """The melds and placements the current player may make now: those the rules allow
+        (``_table_plays``) after which every card owed to the table can still get there this
+        turn, leaving a card to discard (R4, R5, R6, G7). Without cards owed, only a joker swap
+        needs that look-ahead; with cards owed, every play does."""
+        moves, swaps = self._table_plays()
+        if self.owed_card == -1 and not self.owed_jokers:
+            if not swaps:
+                return moves
+            check = set(swaps)
+        else:
+            check = None  # all of them
+        known: dict = {}
+        out = []
+        for move in moves:
+            if check is not None and move not in check:
+                out.append(move)
+                continue
+            trial = self._trial()
+            trial._apply_play(move)
+            if _can_finish(trial, known):
+                out.append(move)
+        return out
+
+    def _table_plays(self, first: bool = False) -> tuple[list[Move], list[Move]]:
+        """(plays, the joker swaps among them): every meld, lay-off and swap the table rules allow
+        the current player now (B3, B4, R3, R5, R6, G7), not yet asking whether cards owed to the
+        table can all be placed afterwards. With ``first``, stop at the first play found."""
         rules = self.rules
+        swaps: list[Move] = []
         if not rules.table_melds:
-            return []
+            return [], swaps
         player = self.current
         hand = self.hands[player]
         size = sum(hand)
         taken = self.taken_card
-        must = self.must_place
-        may_empty = rules.game == "basic"  # B4; römi needs a last discard (R6)
+        may_empty = rules.out_without_discard  # B4; römi needs a last discard (R6)
         index = template_index(rules.ace_high, rules.max_jokers)
+        templates = index.templates
         moves: list[Move] = []
         meld_moves = _MELD_MOVES
-        # a natural card that must be placed is in every meld laid: only those can be listed
-        layable = index.layable_with(hand, must) if must != -1 and must != JOKER else index.layable(hand)
-        for tid, jokers in layable:
-            cards = index.templates[tid].cards
-            if must != -1 and not (must in cards if must != JOKER else jokers):
-                continue
-            left = size - len(cards)
+        for tid, jokers in index.layable(hand):
+            left = size - len(templates[tid].cards)
             if left == 0:
                 if may_empty:
                     moves.append(meld_moves[tid])
                     if first:
-                        return moves
+                        return moves, swaps
                 continue
-            if taken != -1 and left == hand[taken] - (jokers if taken == JOKER else taken in cards):
+            if taken != -1 and left == hand[taken] - (jokers if taken == JOKER else taken in templates[tid].cards):
                 continue  # G7: only the card just taken would be left to discard
             moves.append(meld_moves[tid])
             if first:
-                return moves
-        if rules.game == "romi" and not self.opened[player]:
-            return moves  # R5: lay-offs and swaps need a meld of one's own on the table
-        natural_must = must != -1 and must != JOKER
+                return moves, swaps
+        if rules.layoff_needs_own_meld and not self.opened[player]:
+            return moves, swaps  # R5: lay-offs and swaps need a meld of one's own on the table
+        left = size - 1
         for slot, meld in enumerate(self.table):
-            if natural_must and meld[1] != (must % NUM_RANKS if meld[0] == 0 else must // NUM_RANKS):
-                continue  # a set takes cards of its rank, a run of its suit: not the card to place
-            for card, swap in placements(meld, rules.ace_high, rules.max_jokers):
-                if not hand[card] or (must != -1 and card != must):
+            for card, how in placements(meld, rules.ace_high, rules.max_jokers):
+                if not hand[card]:
                     continue
-                if swap:
-                    if self._swap_can_finish(slot, card):
-                        moves.append((PLACE, card, slot))
-                        if first:
-                            return moves
+                if how == SWAP:
+                    move = (PLACE, card, slot)
+                    moves.append(move)
+                    swaps.append(move)
+                    if first:
+                        return moves, swaps
                     continue
-                left = size - 1
                 if left == 0:
                     if may_empty:
                         moves.append((PLACE, card, slot))
                         if first:
-                            return moves
+                            return moves, swaps
                     continue
                 if taken != -1 and left == hand[taken] - (card == taken):
-                    continue
-                moves.append((PLACE, card, slot))
+                    continue  # G7
+                moves.append((PLACE_JOKER_LOW, slot, 0) if how == JOKER_LOW_END else (PLACE, card, slot))
                 if first:
-                    return moves
-        return moves
-
-    def _swap_can_finish(self, slot: int, card: int) -> bool:
-        """R5: a swap is legal only when the joker it takes can then be placed."""
-        trial = self._trial()
-        trial._apply_place(card, slot)
-        return bool(trial._plays(first=True))
+                    return moves, swaps
+        return moves, swaps
 
     def _can_place_top(self, facts: tuple[int, list[int]] | None = None) -> bool:
-        """R4: after the first turn the discard top may be taken only if it can be placed at once
-        (``facts``: ``_hand_facts()``, if known)."""
+        """R4: after the first turn the discard top may be taken only if some plays this turn can
+        put it on the table, leaving a card to discard (``facts``: ``_hand_facts()``, if known).
+
+        A quick test first: the top needs a home, in a meld with cards held and the jokers that
+        could be had (held, or swapped from the table), or on a table meld. Then the search.
+        """
         top = self.discard[-1]
         if top != JOKER:
-            hand = self.hands[self.current]
             held_cards, table_jokers = facts if facts is not None else self._hand_facts()
-            held_cards |= 1 << top  # the hand once it has taken the top
-            ace_high = self.rules.ace_high
-            rank, suit = top % NUM_RANKS, top // NUM_RANKS
-            held = held_cards >> (suit * NUM_RANKS) & 0x1FFF
-            if ace_high and held & 1:
-                held |= 1 << 13  # the ace also stands after the king (as ``hand_masks``)
-            at_rank = held_cards >> rank  # bits 0, 13, 26, 39: the rank in each suit
-            suits = at_rank & 1 | (at_rank >> 12 & 2) | (at_rank >> 24 & 4) | (at_rank >> 36 & 8)
-            jokers = min(2, hand[JOKER])
-            # a home in the hand with the jokers held is one with any more (swaps) too
-            if not _hand_home(top, suits, held, jokers, ace_high):
-                table = self.table if self.opened[self.current] else []
-                more = 0
-                if jokers < 2 and table:  # swappable jokers (``_swappable_jokers``) of the hand with the top
-                    more = sum(1 for card in table_jokers if card == top or hand[card])
-                if more:
-                    jokers = min(2, jokers + more)
-                if not ((more and _hand_home(top, suits, held, jokers, ace_high))
-                        or (table and _table_home(top, held, jokers, table, ace_high))):
-                    return False
+            hand = self.hands[self.current]
+            if not _has_home(top, held_cards | 1 << top, hand[JOKER], table_jokers, self.table, self.rules.ace_high, hand):
+                return False
         trial = self._trial()
         trial._apply_take_discard()
-        return bool(trial._plays(first=True))
+        return _can_finish(trial, {})
 
     # ----------------------------------------------------------------- going out with the cut card
 
@@ -372,8 +420,11 @@ class GameState:
     # ----------------------------------------------------------------- applying moves
 
     def apply(self, move: Move) -> None:
-        """Play ``move`` for the current player; an illegal move raises and changes nothing."""
-        move = tuple(move)
+        """Play ``move`` for the current player; an illegal move, or anything that is not a move
+        (a tuple of three ints), raises ``IllegalMoveError`` naming it and changes nothing."""
+        if not (type(move) is tuple and len(move) == 3 and type(move[0]) is int
+                and type(move[1]) is int and type(move[2]) is int):
+            move = _as_move(move)
         if move not in self.legal_moves():
             raise IllegalMoveError(self.why_illegal(move))
         self._apply_unchecked(move)
@@ -406,8 +457,11 @@ class GameState:
         self.hands[player][card] += 1
         self.known[player][card] += 1
         self.taken_card = card
-        if self.rules.game == "romi" and self.turns_taken[player] > 0:
-            self.must_place = card  # R4
+        if self.rules.later_take_must_be_placed and self.turns_taken[player] > 0:
+            if card == JOKER:  # R4: it must reach the table this turn
+                self.owed_jokers += 1
+            else:
+                self.owed_card = card
         self.phase = PHASE_PLAY
         self._legal = None
 
@@ -415,9 +469,11 @@ class GameState:
         kind, a, b = move
         if kind == MELD:
             self._apply_meld(a)
-        else:
+        elif kind == PLACE:
             self._apply_place(a, b)
-        if self.rules.game == "basic" and sum(self.hands[self.current]) == 0:
+        else:
+            self._apply_place(JOKER, a, low_end=True)
+        if self.rules.out_without_discard and sum(self.hands[self.current]) == 0:
             self._finish_out(self.current)  # B4: went out by melding or laying off every card
 
     def _remove(self, card: int) -> None:
@@ -425,8 +481,10 @@ class GameState:
         self.hands[player][card] -= 1
         if self.known[player][card]:
             self.known[player][card] -= 1
-        if card == self.must_place:
-            self.must_place = -1
+        if card == self.owed_card:
+            self.owed_card = -1
+        elif card == JOKER and self.owed_jokers:
+            self.owed_jokers -= 1
 
     def _apply_meld(self, tid: int) -> None:
         rules = self.rules
@@ -434,24 +492,21 @@ class GameState:
         hand = self.hands[self.current]
         physical = index.physical_cards(tid, hand)
         template = index.templates[tid]
-        placed_must = self.must_place != -1 and (self.must_place in physical)
         for card in physical:
             self._remove(card)
-        if placed_must:
-            self.must_place = -1
         self.table.append(table_meld_from_template(template, physical))
         self.opened[self.current] = True
         self.laid_this_turn = True
         self._legal = None
 
-    def _apply_place(self, card: int, slot: int) -> None:
+    def _apply_place(self, card: int, slot: int, low_end: bool = False) -> None:
         self._remove(card)
-        taken_back = place_card(self.table[slot], card, self.rules.ace_high)
+        taken_back = place_card(self.table[slot], card, low_end)
         if taken_back != -1:
             player = self.current
             self.hands[player][JOKER] += 1
             self.known[player][JOKER] += 1
-            self.must_place = JOKER  # R5: the joker goes back on the table this turn
+            self.owed_jokers += 1  # R5: the joker goes back on the table this turn
         self.laid_this_turn = True
         self._legal = None
 
@@ -489,8 +544,8 @@ class GameState:
         for p, hand in enumerate(self.hands):
             if p == winner:
                 payments.append(0)
-            elif rules.game == "romi" and not self.opened[p]:
-                payments.append(80)  # R7: no meld laid this hand
+            elif rules.unopened_penalty is not None and not self.opened[p]:
+                payments.append(rules.unopened_penalty)  # R7: no meld laid this hand
             else:
                 payments.append(sum(rules.values[c] * n for c, n in enumerate(hand) if n))
         if rules.rummy_bonus and not self.has_laid[winner]:
@@ -510,7 +565,8 @@ class GameState:
             self.has_laid[player] = True
         self.laid_this_turn = False
         self.taken_card = -1
-        self.must_place = -1
+        self.owed_card = -1
+        self.owed_jokers = 0
         self.turn += 1
         self.current = (player + 1) % rules.num_players
         self.phase = PHASE_DRAW
@@ -533,13 +589,14 @@ class GameState:
         text = self.describe_move(move)
         player = f"player_{self.current}"
         try:
-            kind, a, b = (int(x) for x in move)
-        except (TypeError, ValueError):
-            return f"illegal move {move!r}: a move is a tuple (kind, a, b) of ints"
+            kind, a, b = _as_move(move)
+        except IllegalMoveError as err:
+            return str(err)
+        rules = self.rules
         if self.phase == PHASE_OVER:
             return f"illegal move {text}: the hand is over"
         if not 0 <= kind < len(MOVE_NAMES):
-            return f"illegal move {move!r}: unknown move kind {kind}"
+            return f"illegal move {move!r}: unknown move kind {kind} (0..{len(MOVE_NAMES) - 1})"
         if self.phase == PHASE_DRAW and kind not in (DRAW, TAKE_DISCARD, TAKE_CUT):
             return f"illegal move {text} for {player}: draw first (I4, B3, R4)"
         if self.phase == PHASE_PLAY and kind in (DRAW, TAKE_DISCARD, TAKE_CUT):
@@ -547,28 +604,43 @@ class GameState:
         if kind == TAKE_DISCARD:
             if not self.discard:
                 return f"illegal move {text}: the discard pile is empty"
-            return f"illegal move {text} for {player}: after the first turn the discard top must be placed at once, and it cannot be (R4)"
+            return (f"illegal move {text} for {player}: after the first turn the discard top may be taken only "
+                    f"if this turn's plays can put it on the table, leaving a card to discard, and they cannot (R4)")
         if kind == TAKE_CUT:
-            if self.rules.game != "romi":
+            if not rules.cut_card:
                 return f"illegal move {text}: only römi has a cut card (R2)"
             return f"illegal move {text} for {player}: the cut card may be taken only to go out, and going out is not possible (R4)"
-        if kind in (DISCARD, DECLARE, PLACE) and not (0 <= a < NUM_TYPES and self.hands[self.current][a]):
+        if kind in (MELD, PLACE, PLACE_JOKER_LOW) and not rules.table_melds:
+            return f"illegal move {text}: Indian Rummy lays no melds on the table (I9)"
+        card = JOKER if kind == PLACE_JOKER_LOW else a
+        if kind in (DISCARD, DECLARE, PLACE, PLACE_JOKER_LOW) and not (0 <= card < NUM_TYPES and self.hands[self.current][card]):
             return f"illegal move {text} for {player}: that card is not in the hand"
-        if self.must_place != -1:
-            return f"illegal move {text} for {player}: the next play must place {format_card(self.must_place)} (R4, R5)"
+        owed = self.owed_cards()
+        if kind in (DISCARD, DECLARE) and owed:
+            return f"illegal move {text} for {player}: {format_cards(owed)} must be placed on the table before the turn ends (R4, R5)"
         if kind in (DISCARD, DECLARE) and a == self.taken_card:
             return f"illegal move {text} for {player}: {format_card(a)} was just taken and may not be discarded (G7)"
         if kind == DECLARE:
-            if self.rules.game != "indian":
+            if not rules.declares:
                 return f"illegal move {text}: only Indian Rummy declares (I5)"
             return f"illegal move {text} for {player}: the other 13 cards do not make a valid declaration (I5)"
-        if kind in (MELD, PLACE) and not self.rules.table_melds:
-            return f"illegal move {text}: Indian Rummy lays no melds on the table (I9)"
-        if kind == PLACE and self.rules.game == "romi" and not self.opened[self.current]:
+        if kind in (PLACE, PLACE_JOKER_LOW) and rules.layoff_needs_own_meld and not self.opened[self.current]:
             return f"illegal move {text} for {player}: lay-offs and swaps need a meld of one's own on the table (R5)"
-        if kind == PLACE and not 0 <= b < len(self.table):
-            return f"illegal move {text}: there is no table meld {b}"
-        why = self._why_meld_refused(a) if kind == MELD else self._why_place_refused(a, b)
+        slot = a if kind == PLACE_JOKER_LOW else b
+        if kind in (PLACE, PLACE_JOKER_LOW) and not 0 <= slot < len(self.table):
+            return f"illegal move {text}: there is no table meld {slot}"
+        plays, swaps = self._table_plays()
+        if (kind, a, b) in plays:  # allowed by the table rules, refused by the look-ahead
+            if not owed and (kind, a, b) in swaps:
+                return f"illegal move {text} for {player}: the joker it frees could not be placed again this turn, leaving a card to discard (R5)"
+            return (f"illegal move {text} for {player}: after it, the cards owed to the table "
+                    f"({format_cards(owed) if owed else '*'}) could not all be placed this turn, leaving a card to discard (R4, R5)")
+        if kind == MELD:
+            why = self._why_meld_refused(a)
+        elif kind == PLACE:
+            why = self._why_place_refused(a, b)
+        else:
+            why = self._why_joker_low_refused(a)
         return f"illegal move {text} for {player}: {why}"
 
     def _why_meld_refused(self, tid: int) -> str:
@@ -592,17 +664,17 @@ class GameState:
     def _why_place_refused(self, card: int, slot: int) -> str:
         rules = self.rules
         kind, key, low, slots = meld = self.table[slot]
-        fits = dict(placements(meld, rules.ace_high, rules.max_jokers))
+        entries = placements(meld, rules.ace_high, rules.max_jokers)
         name = format_card(card)
-        if card in fits:
-            if fits[card]:
-                return f"the joker {name} frees could not be placed again this turn (R5)"
+        if (card, LAY_OFF) in entries or (card, SWAP) in entries:
             return self._why_hand_left([card])
         if card == JOKER:
             if rules.max_jokers is not None and slots.count(JOKER) >= rules.max_jokers:
                 return f"table meld {slot} already holds {rules.max_jokers} jokers, the most a meld may hold (R3)"
+            if (JOKER, JOKER_LOW_END) in entries:
+                return f"the run on table meld {slot} is closed at its high end: a joker goes to its low end as its own move (R5)"
             return f"table meld {slot} has no room for another card (G3, G4)"
-        if kind == 0:
+        if kind == SET_MELD:
             if card % NUM_RANKS != key:
                 return f"{name} is not of the rank of the set on table meld {slot} (G3)"
             if slots[card // NUM_RANKS] == card:
@@ -614,21 +686,32 @@ class GameState:
             return f"the ace is low only in {rules.game}, so it cannot follow the king (B2)"
         return f"{name} does not extend the run on table meld {slot} at either end (G4)"
 
+    def _why_joker_low_refused(self, slot: int) -> str:
+        rules = self.rules
+        kind, _, low, slots = meld = self.table[slot]
+        if kind == SET_MELD:
+            return f"table meld {slot} is a set, and only a run has a low end (G4, R5)"
+        if (JOKER, JOKER_LOW_END) in placements(meld, rules.ace_high, rules.max_jokers):
+            return self._why_hand_left([JOKER])
+        if rules.max_jokers is not None and slots.count(JOKER) >= rules.max_jokers:
+            return f"table meld {slot} already holds {rules.max_jokers} jokers, the most a meld may hold (R3)"
+        if len(slots) >= 13:
+            return f"the run on table meld {slot} already holds 13 cards (G4)"
+        return f"the run on table meld {slot} starts with the ace and has no room below it (G4)"
+
     def _why_hand_left(self, cards: list[int]) -> str:
         hand = self.hands[self.current]
         left = sum(hand) - len(cards)
         if left == 0:
             return "it would empty the hand, and going out needs a last discard (R6)"
-        if not self.rules.table_melds:
-            return "Indian Rummy lays no melds on the table (I9)"
         return f"it would leave only {format_card(self.taken_card)}, which was just taken and may not be discarded (G7)"
 
     def describe_move(self, move) -> str:
         """A move in words, cards in G2 notation."""
         try:
-            kind, a, b = (int(x) for x in move)
+            kind, a, b = _as_move(move)
             name = MOVE_NAMES[kind]
-        except (TypeError, ValueError, IndexError):
+        except (IllegalMoveError, IndexError):
             return repr(move)
         if kind in (DISCARD, DECLARE):
             return f"({name} {format_card(a) if 0 <= a < NUM_TYPES else a})"
@@ -638,6 +721,8 @@ class GameState:
             return f"(meld {cards})"
         if kind == PLACE:
             return f"(place {format_card(a) if 0 <= a < NUM_TYPES else a} on table meld {b})"
+        if kind == PLACE_JOKER_LOW:
+            return f"(place * at the low end of table meld {a})"
         return f"({name})"
 
     # ----------------------------------------------------------------- serialisation
@@ -662,7 +747,8 @@ class GameState:
             "turn": self.turn,
             "turns_taken": self.turns_taken[:],
             "taken_card": self.taken_card,
-            "must_place": self.must_place,
+            "owed_card": self.owed_card,
+            "owed_jokers": self.owed_jokers,
             "opened": self.opened[:],
             "has_laid": self.has_laid[:],
             "laid_this_turn": self.laid_this_turn,
@@ -675,26 +761,170 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: dict) -> GameState:
-        """The state ``to_dict`` wrote."""
-        rules = make_ruleset(data["game"], data["num_players"], **data["options"])
+        """The state ``to_dict`` wrote. A dict no hand of the game can reach (a key missing, a
+        value out of range, more copies of a card than the game has, a table meld that is not a
+        meld …) raises ``InvalidStateError`` naming the problem."""
+        if not isinstance(data, dict):
+            raise InvalidStateError(f"a state is the dict to_dict writes, not {type(data).__name__}")
+        missing = [key for key in _STATE_KEYS if key not in data]
+        if missing:
+            raise InvalidStateError(f"state dict lacks {missing[0]!r}")
+        try:
+            rules = make_ruleset(data["game"], data["num_players"], **dict(data["options"]))
+        except (TypeError, ValueError) as err:
+            raise InvalidStateError(f"state dict: {err}") from None
         state = cls.__new__(cls)
         state.rules = rules
-        for key in ("seed", "first_player", "cut_card", "wild_card", "current", "phase", "turn",
-                    "taken_card", "must_place", "laid_this_turn", "rebuilds"):
-            setattr(state, key, data[key])
-        for key in ("stock", "discard", "turns_taken", "opened", "has_laid"):
-            setattr(state, key, list(data[key]))
-        state.hands = [list(h) for h in data["hands"]]
-        state.known = [list(k) for k in data["known"]]
-        state.discarded = [list(d) for d in data["discarded"]]
-        state.table = [[m[0], m[1], m[2], list(m[3])] for m in data["table"]]
+        n = rules.num_players
+        check = _StateCheck(rules)
+        state.seed = data["seed"]
+        if not isinstance(state.seed, (int, str)) or isinstance(state.seed, bool):
+            raise InvalidStateError(f"state dict: seed={state.seed!r} is neither an int nor a str")
+        state.first_player = check.integer("first_player", data["first_player"], 0, n - 1)
+        state.current = check.integer("current", data["current"], 0, n - 1)
+        state.phase = check.integer("phase", data["phase"], PHASE_DRAW, PHASE_OVER)
+        state.turn = check.integer("turn", data["turn"], 0, rules.max_turns)
+        state.rebuilds = check.integer("rebuilds", data["rebuilds"], 0, 1)
+        state.cut_card = check.integer("cut_card", data["cut_card"], -1, JOKER if rules.cut_card else -1)
+        state.wild_card = check.integer("wild_card", data["wild_card"], -1, JOKER if rules.wild_joker else -1)
+        state.taken_card = check.integer("taken_card", data["taken_card"], -1, JOKER)
+        if "owed_card" in data:
+            state.owed_card = check.integer("owed_card", data["owed_card"], -1, NUM_NATURAL - 1)
+            state.owed_jokers = check.integer("owed_jokers", data.get("owed_jokers", 0), 0, rules.printed_jokers)
+        else:  # written before jokers could be owed on their own
+            state.must_place = check.integer("must_place", data.get("must_place", -1), -1, JOKER)
+        state.laid_this_turn = check.flag("laid_this_turn", data["laid_this_turn"])
+        state.turns_taken = check.rows("turns_taken", data["turns_taken"], n, 1 << 30)
+        state.opened = [check.flag(f"opened[{p}]", x) for p, x in enumerate(check.seq("opened", data["opened"], n))]
+        state.has_laid = [check.flag(f"has_laid[{p}]", x) for p, x in enumerate(check.seq("has_laid", data["has_laid"], n))]
+        state.hands = [check.rows(f"hands[{p}]", h, NUM_TYPES, 255) for p, h in enumerate(check.seq("hands", data["hands"], n))]
+        state.known = [check.rows(f"known[{p}]", k, NUM_TYPES, 255) for p, k in enumerate(check.seq("known", data["known"], n))]
+        state.discarded = [check.rows(f"discarded[{p}]", d, NUM_TYPES, 255)
+                           for p, d in enumerate(check.seq("discarded", data["discarded"], n))]
+        state.stock = check.cards("stock", data["stock"])
+        state.discard = check.cards("discard", data["discard"])
+        state.table = [check.table_meld(i, m) for i, m in enumerate(check.seq("table", data["table"]))]
+        check.copies(state)
+        hand = state.hands[state.current]
+        if state.owed_card != -1 and not hand[state.owed_card]:
+            raise InvalidStateError(f"state dict: {format_card(state.owed_card)} is owed to the table (owed_card), "
+                                    f"but player {state.current} holds none")
+        if state.owed_jokers > hand[JOKER]:
+            raise InvalidStateError(f"state dict: {state.owed_jokers} jokers are owed to the table (owed_jokers), "
+                                    f"but player {state.current} holds {hand[JOKER]}")
         wild = state.wild_card
         state.wild_rank = None if wild == -1 else (0 if wild == JOKER else wild % NUM_RANKS)
-        r = data["result"]
-        state.result = None if r is None else HandResult(r["outcome"], r["winner"], tuple(r["payments"]))
-        state.history = [tuple(m) for m in data["history"]]
+        state.result = check.result(data["result"])
+        if (state.result is None) != (state.phase != PHASE_OVER):
+            raise InvalidStateError(f"state dict: phase={state.phase} and result={data['result']!r} disagree: "
+                                    f"a hand has a result exactly when it is over")
+        state.history = [_as_state_move(i, m) for i, m in enumerate(check.seq("history", data["history"]))]
         state._legal = None
         return state
+
+
+_STATE_KEYS = ("game", "num_players", "options", "seed", "first_player", "hands", "stock", "discard", "table",
+               "cut_card", "wild_card", "current", "phase", "turn", "turns_taken", "taken_card", "opened",
+               "has_laid", "laid_this_turn", "rebuilds", "known", "discarded", "result", "history")
+"""The keys ``from_dict`` needs (``owed_card`` and ``owed_jokers`` default to nothing owed)."""
+
+_OUTCOMES = ("declare", "out", "stalemate", "cut_off")
+
+
+def _as_state_move(i: int, move) -> Move:
+    try:
+        return _as_move(move)
+    except IllegalMoveError as err:
+        raise InvalidStateError(f"state dict: history[{i}]: {err}") from None
+
+
+class _StateCheck:
+    """The checks ``from_dict`` makes, each raising ``InvalidStateError`` naming the value."""
+
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+
+    def integer(self, name: str, value, low: int, high: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise InvalidStateError(f"state dict: {name}={value!r} is out of range: expected an int {low}..{high}")
+        return value
+
+    def flag(self, name: str, value) -> bool:
+        if not isinstance(value, bool):
+            raise InvalidStateError(f"state dict: {name}={value!r} must be True or False")
+        return value
+
+    def seq(self, name: str, value, length: int | None = None) -> list:
+        if not isinstance(value, (list, tuple)):
+            raise InvalidStateError(f"state dict: {name} must be a list, not {type(value).__name__}")
+        if length is not None and len(value) != length:
+            raise InvalidStateError(f"state dict: {name} has {len(value)} entries, expected {length}")
+        return list(value)
+
+    def rows(self, name: str, value, length: int, most: int) -> list[int]:
+        return [self.integer(f"{name}[{i}]", x, 0, most) for i, x in enumerate(self.seq(name, value, length))]
+
+    def cards(self, name: str, value) -> list[int]:
+        return [self.integer(f"{name}[{i}]", x, 0, JOKER) for i, x in enumerate(self.seq(name, value))]
+
+    def table_meld(self, i: int, meld) -> list:
+        """A table meld as ``table.place_card`` keeps it: [kind, key, low, slots] (``melds``)."""
+        rules = self.rules
+        name = f"table[{i}]"
+        if not rules.table_melds:
+            raise InvalidStateError(f"state dict: {name}: {rules.game!r} lays no melds on the table (I9)")
+        kind, key, low, slots = self.seq(name, meld, 4)
+        self.integer(f"{name} kind", kind, 0, 1)
+        slots = self.cards(f"{name} slots", slots) if kind == RUN_MELD else [
+            self.integer(f"{name} slots[{s}]", x, -1, JOKER) for s, x in enumerate(self.seq(f"{name} slots", slots, NUM_SUITS))]
+        if kind == SET_MELD:
+            self.integer(f"{name} rank", key, 0, NUM_RANKS - 1)
+            self.integer(f"{name} low", low, 0, 0)
+            fits = all(card in (-1, JOKER, make_card(key, s)) for s, card in enumerate(slots))
+        else:
+            self.integer(f"{name} suit", key, 0, NUM_SUITS - 1)
+            self.integer(f"{name} low", low, 0, 13 if rules.ace_high else 12)
+            fits = all(card in (JOKER, make_card((low + p) % NUM_RANKS, key)) for p, card in enumerate(slots))
+            fits = fits and low + len(slots) - 1 <= (13 if rules.ace_high else 12)
+        physical = [card for card in slots if card != -1]
+        if not (fits and is_meld_cards(physical, MeldRules(rules.ace_high, rules.max_jokers))):
+            raise InvalidStateError(f"state dict: {name}={meld!r} is not a meld of {rules.game!r} (G3–G5, R3)")
+        return [kind, key, low, slots]
+
+    def copies(self, state: GameState) -> None:
+        """No card type more often than the game's decks hold it (G1)."""
+        rules = self.rules
+        counts = [0] * NUM_TYPES
+        for hand in state.hands:
+            for card, n in enumerate(hand):
+                counts[card] += n
+        for card in state.stock + state.discard:
+            counts[card] += 1
+        for meld in state.table:
+            for _, physical in table_meld_cards(meld):
+                counts[physical] += 1
+        for card in (state.cut_card, state.wild_card):
+            if card != -1:
+                counts[card] += 1
+        for card, n in enumerate(counts):
+            most = rules.printed_jokers if card == JOKER else rules.decks
+            if n > most:
+                raise InvalidStateError(f"state dict holds {n} copies of {format_card(card)}, and {rules.game!r} "
+                                        f"has {most} (G1)")
+
+    def result(self, value) -> HandResult | None:
+        if value is None:
+            return None
+        n = self.rules.num_players
+        if not isinstance(value, dict) or set(value) != {"outcome", "winner", "payments"}:
+            raise InvalidStateError(f"state dict: result={value!r} must be None or a dict of outcome, winner, payments")
+        if value["outcome"] not in _OUTCOMES:
+            raise InvalidStateError(f"state dict: result outcome={value['outcome']!r}: expected one of {_OUTCOMES}")
+        winner = value["winner"]
+        if winner is not None:
+            self.integer("result winner", winner, 0, n - 1)
+        payments = self.rows("result payments", value["payments"], n, 1 << 30)
+        return HandResult(value["outcome"], winner, tuple(payments))
 
 
 def replay(game: str, num_players: int, seed: int | str, moves, first_player: int = 0, **options) -> GameState:
@@ -837,35 +1067,100 @@ def _table_key(table: list[list]) -> tuple:
 
 
 def _search_going_out(state: GameState, seen: dict, asleep: frozenset = frozenset()) -> list[Move] | None:
-    """Depth-first search for plays that leave one discardable card (and no pending card).
+    """Depth-first search for plays that leave one discardable card and nothing owed to the table.
 
     Plays that commute are tried in one order only (sleep sets); states already searched with
     no more plays awake are not searched again.
     """
     hand = state.hands[state.current]
-    if state.must_place == -1 and sum(hand) == 1 and not hand[state.taken_card]:
+    if state.owed_card == -1 and not state.owed_jokers and sum(hand) == 1 and not hand[state.taken_card]:
         return []
-    key = (tuple(hand), _table_key(state.table), state.opened[state.current], state.must_place)
+    key = (tuple(hand), _table_key(state.table), state.opened[state.current], state.owed_card, state.owed_jokers)
     before = seen.get(key)
     if before is not None and before <= asleep:
         return None
     seen[key] = asleep if before is None else before & asleep
     if not _may_go_out(hand, state.taken_card, state.table, state.rules):
         return None
-    plays = state._plays()
-    uses = {play: _cards_used(state, play) for play in plays} if state.must_place == -1 else {}
+    plays, _ = state._table_plays()
+    uses = {play: _cards_used(state, play) for play in plays}
     tried: list[Move] = []
     for play in plays:
         if play in asleep:
             continue
         trial = state._trial()
         trial._apply_play(play)
-        nap = frozenset(q for q in (*asleep, *tried) if q in uses and _commute(state, uses, play, q))
+        nap = frozenset(q for q in (*asleep, *tried) if _commute(state, uses, play, q))
         rest = _search_going_out(trial, seen, nap)
         if rest is not None:
             return [play, *rest]
         tried.append(play)
     return None
+
+
+def _can_finish(state: GameState, known: dict) -> bool:
+    """Whether some plays from ``state`` put every card owed to the table there (R4, R5) and
+    leave a card to discard (R6, G7). ``known``: answers found so far this turn, by position.
+
+    Plays that place an owed card are tried first. Every play adds to the table (a swap puts a
+    natural card where a joker stood), so a position never comes back within the search.
+    """
+    if state.owed_card == -1 and not state.owed_jokers:
+        return True  # every play listed leaves a card that may be discarded
+    hand = state.hands[state.current]
+    key = (bytes(hand), tuple(sorted(_table_key(state.table))), state.opened[state.current],
+           state.owed_card, state.owed_jokers)
+    answer = known.get(key)
+    if answer is not None:
+        return answer
+    known[key] = False
+    owed = state.owed_card
+    if owed != -1 and not _has_home(owed, held_bits(hand), hand[JOKER], _table_jokers(state.table), state.table,
+                                    state.rules.ace_high, hand):
+        return False
+    plays, _ = state._table_plays()
+    if owed != -1:
+        plays.sort(key=lambda play: not _places(state, play, owed))
+    elif state.owed_jokers:
+        plays.sort(key=lambda play: not _places(state, play, JOKER))
+    for play in plays:
+        trial = state._trial()
+        trial._apply_play(play)
+        if _can_finish(trial, known):
+            known[key] = True
+            return True
+    return False
+
+
+def _places(state: GameState, play: Move, card: int) -> bool:
+    """Whether ``play`` puts ``card`` (a card type, or a joker) on the table."""
+    kind, a, b = play
+    if kind == PLACE:
+        return a == card
+    if kind == PLACE_JOKER_LOW:
+        return card == JOKER
+    rules = state.rules
+    return card in template_index(rules.ace_high, rules.max_jokers).physical_cards(a, state.hands[state.current])
+
+
+def _has_home(card: int, held_cards: int, jokers: int, table_jokers: list[int], table: list[list],
+              ace_high: bool, hand) -> bool:
+    """Whether natural ``card`` could still reach the table this turn, as far as a quick test can
+    tell (the search decides): a meld with other cards held (``held_cards``: bit c for each card
+    type held, ``card`` among them) and the jokers that could be had (``jokers`` held, and table
+    jokers the hand could swap), or a table meld it could reach."""
+    rank, suit = card % NUM_RANKS, card // NUM_RANKS
+    held = held_cards >> (suit * NUM_RANKS) & 0x1FFF
+    if ace_high and held & 1:
+        held |= 1 << 13  # the ace also stands after the king (as ``suit_masks``)
+    at_rank = held_cards >> rank  # bits 0, 13, 26, 39: the rank in each suit
+    suits = at_rank & 1 | (at_rank >> 12 & 2) | (at_rank >> 24 & 4) | (at_rank >> 36 & 8)
+    jokers = min(2, jokers)
+    if jokers < 2 and table_jokers:  # swappable jokers (``_swappable_jokers``), the card's own swap too
+        jokers = min(2, jokers + sum(1 for stands_for in table_jokers if stands_for == card or hand[stands_for]))
+    if _hand_home(card, suits, held, jokers, ace_high):
+        return True
+    return bool(table) and _table_home(card, held, jokers, table, ace_high)
 
 
 def _cards_used(state: GameState, play: Move) -> list[int] | None:
@@ -874,6 +1169,8 @@ def _cards_used(state: GameState, play: Move) -> list[int] | None:
     if kind == MELD:
         rules = state.rules
         return template_index(rules.ace_high, rules.max_jokers).physical_cards(a, state.hands[state.current])
+    if kind == PLACE_JOKER_LOW:
+        return [JOKER]
     meld = state.table[b]
     for stands_for, physical in table_meld_cards(meld):
         if physical == JOKER and stands_for == a:
@@ -881,13 +1178,20 @@ def _cards_used(state: GameState, play: Move) -> list[int] | None:
     return [a]
 
 
+def _slot_of(play: Move) -> int:
+    """The table meld a placement plays onto (-1 for a meld)."""
+    kind = play[0]
+    return play[2] if kind == PLACE else (play[1] if kind == PLACE_JOKER_LOW else -1)
+
+
 def _commute(state: GameState, uses: dict, p: Move, q: Move) -> bool:
     """Whether plays p and q give the same state in either order and neither disables the other."""
     cards_p, cards_q = uses[p], uses[q]
     if cards_p is None or cards_q is None:
         return False
-    if p[0] == PLACE and q[0] == PLACE and p[2] == q[2]:
-        return False
+    slot = _slot_of(p)
+    if slot != -1 and slot == _slot_of(q):
+        return False  # two cards onto one meld: each may change where the other goes
     if p[0] == MELD and q[0] == MELD:
         return False  # the table order of the two new melds would differ
     hand = state.hands[state.current]

@@ -12,6 +12,7 @@ A run's cards stand on *positions* 0..13: position p is rank ``p % 13``, so the 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -32,19 +33,34 @@ class MeldRules:
     """Jokers allowed in one meld; None for any number (I3), 0 when the game has none (B1)."""
 
 
-MELD_RULES = {
-    "indian": MeldRules(ace_high=True, max_jokers=None),
-    "basic": MeldRules(ace_high=False, max_jokers=0),
-    "romi": MeldRules(ace_high=True, max_jokers=2),
-}
+class _MeldRulesByGame(Mapping):
+    """Game name -> ``MeldRules``, read from the game registry (``ruleset.GAME_SPECS``)."""
+
+    def __getitem__(self, game: str) -> MeldRules:
+        from .ruleset import GAME_SPECS  # the registry imports this module
+
+        return GAME_SPECS[game].melds
+
+    def __iter__(self):
+        from .ruleset import GAME_SPECS
+
+        return iter(GAME_SPECS)
+
+    def __len__(self) -> int:
+        from .ruleset import GAME_SPECS
+
+        return len(GAME_SPECS)
+
+
+MELD_RULES: Mapping[str, MeldRules] = _MeldRulesByGame()
+"""The meld rules of each game, from the game registry."""
 
 
 def meld_rules(game: str) -> MeldRules:
     """The meld rules of ``game``; an unknown game is an error naming it."""
-    try:
-        return MELD_RULES[game]
-    except KeyError:
-        raise ValueError(f"unknown game {game!r}: expected 'indian', 'basic' or 'romi'") from None
+    from .ruleset import game_spec
+
+    return game_spec(game).melds
 
 
 def _is_set(naturals: list[int], size: int) -> bool:
@@ -146,8 +162,3 @@ def table_meld_cards(meld: list) -> list[tuple[int, int]]:
         return [(make_card(key, s), card) for s, card in enumerate(slots) if card != -1]
     return [(make_card((low + i) % NUM_RANKS, key), card) for i, card in enumerate(slots)]
 
-
-def table_meld_size(meld: list) -> int:
-    """How many cards a table meld holds."""
-    slots = meld[3]
-    return len(slots) if meld[0] == RUN else NUM_SUITS - slots.count(-1)

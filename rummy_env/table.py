@@ -15,19 +15,6 @@ from .melds import RUN, SET, Template, meld_templates
 
 _HELD_DIGITS = bytes.maketrans(bytes(range(256)), b"0" + b"1" * 255)
 """Byte translation: a count to the digit "1" if any card is held, else "0"."""
-_SPREAD: list[int] = []
-"""Per 13-bit rank mask, the same bits spread out to one byte each (rank r at bit 8 r); filled on
-first use."""
-
-
-def _spread() -> list[int]:
-    if not _SPREAD:
-        out = [0] * (1 << NUM_RANKS)
-        for m in range(1, 1 << NUM_RANKS):
-            low = m & -m
-            out[m] = out[m ^ low] | 1 << 8 * (low.bit_length() - 1)
-        _SPREAD[:] = out
-    return _SPREAD
 
 
 def held_bits(hand) -> int:
@@ -45,20 +32,9 @@ def _presence(hand) -> bytes:
     return bytes(hand) if isinstance(hand, (bytes, bytearray)) else bytes([1 if n else 0 for n in hand])
 
 
-def hand_masks(hand, ace_high: bool) -> tuple[list[int], list[int]]:
-    """Per rank, the suits held (bit s); per suit, the run positions held (bit p, ace on 0 and 13)."""
-    held = held_bits(hand)
-    s0, s1, s2, s3 = held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39 & 0x1FFF
-    spread = _SPREAD or _spread()
-    spread_out = spread[s0] | spread[s1] << 1 | spread[s2] << 2 | spread[s3] << 3  # byte r: the suits of rank r
-    by_rank = list(spread_out.to_bytes(NUM_RANKS, "little"))
-    if ace_high:
-        return by_rank, [s0 | (s0 & 1) << 13, s1 | (s1 & 1) << 13, s2 | (s2 & 1) << 13, s3 | (s3 & 1) << 13]
-    return by_rank, [s0, s1, s2, s3]
-
-
 def suit_masks(hand, ace_high: bool) -> list[int]:
-    """``hand_masks(hand, ace_high)[1]``: per suit, the run positions held."""
+    """Per suit, the run positions held: bit p for rank p, and the ace also on bit 13 where it may
+    stand high."""
     held = held_bits(hand)
     s0, s1, s2, s3 = held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39 & 0x1FFF
     if ace_high:
@@ -67,13 +43,13 @@ def suit_masks(hand, ace_high: bool) -> list[int]:
 
 
 def suit_mask(hand, suit: int, ace_high: bool) -> int:
-    """``hand_masks(hand, ace_high)[1][suit]``: the run positions held in one suit."""
+    """``suit_masks(hand, ace_high)[suit]``: the run positions held in one suit."""
     mask = held_bits(hand) >> (suit * NUM_RANKS) & 0x1FFF
     return mask | (mask & 1) << 13 if ace_high else mask
 
 
 def rank_mask(hand, rank: int) -> int:
-    """``hand_masks(hand, ace_high)[0][rank]``: the suits held at one rank."""
+    """The suits held at one rank (bit s for suit s)."""
     return ((1 if hand[rank] else 0) | (2 if hand[13 + rank] else 0)
             | (4 if hand[26 + rank] else 0) | (8 if hand[39 + rank] else 0))
 
@@ -85,7 +61,6 @@ class TemplateIndex:
         self.ace_high = ace_high
         self.max_jokers = max_jokers
         self.templates: tuple[Template, ...] = meld_templates(ace_high)
-        self.masks: list[int] = []
         self._sets_by_rank: list[list[tuple[int, int, int]]] = [[] for _ in range(NUM_RANKS)]
         self._runs_by_suit: list[list[tuple[int, int, int]]] = [[] for _ in range(NUM_SUITS)]
         for tid, t in enumerate(self.templates):
@@ -95,7 +70,6 @@ class TemplateIndex:
             else:
                 mask = sum(1 << (t.low + i) for i in range(len(t.cards)))
                 self._runs_by_suit[t.key].append((tid, mask, len(t.cards)))
-            self.masks.append(mask)
         self._run_cache: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
         self._set_cache: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
 
@@ -143,7 +117,7 @@ class TemplateIndex:
         ace_high = self.ace_high
         for suit, held in enumerate((m0, m1, m2, m3)):
             if ace_high and held & 1:
-                held |= 1 << 13  # the ace also stands after the king (as ``hand_masks``)
+                held |= 1 << 13  # the ace also stands after the king (as ``suit_masks``)
             if held and (held.bit_count() + jokers >= 3):
                 key = (suit, held, jokers)
                 hit = run_cache.get(key)
@@ -200,11 +174,18 @@ def placements(meld: list, ace_high: bool, max_jokers: int | None) -> tuple[tupl
     return hit
 
 
-def meld_placements(meld: list, ace_high: bool, max_jokers: int | None) -> list[tuple[int, int]]:
-    """(card, how) for each card that can be played onto a table meld; how is 0 lay-off, 1 swap.
+LAY_OFF, SWAP, JOKER_LOW_END = 0, 1, 2
+"""How a card goes onto a table meld (``meld_placements``): laid off (a joker: at a run's high
+end, or in a set), swapped for the joker standing for it, or a joker laid off at a run's low end."""
 
-    A joker lays off at the high end of a run when there is room, else at the low end, and in a
-    set stands for the first missing suit (s h d c).
+
+def meld_placements(meld: list, ace_high: bool, max_jokers: int | None) -> list[tuple[int, int]]:
+    """(card, how) for each card that can be played onto a table meld (how: ``LAY_OFF``, ``SWAP``
+    or ``JOKER_LOW_END``).
+
+    A joker may stand at either open end of a run (R5): ``(JOKER, LAY_OFF)`` at the high end,
+    ``(JOKER, JOKER_LOW_END)`` at the low end. In a set it stands for the first missing suit
+    (s h d c).
     """
     kind, key, low, slots = meld
     out: list[tuple[int, int]] = []
@@ -222,29 +203,35 @@ def meld_placements(meld: list, ace_high: bool, max_jokers: int | None) -> list[
                 card = make_card((high + 1) % NUM_RANKS, key)
                 if card not in ends:
                     ends.append(card)
-            out.extend((card, 0) for card in ends)
-            if ends and room_for_joker and max_jokers != 0:
-                out.append((JOKER, 0))
+            out.extend((card, LAY_OFF) for card in ends)
+            if room_for_joker and max_jokers != 0:
+                if high < top:
+                    out.append((JOKER, LAY_OFF))
+                if low > 0:
+                    out.append((JOKER, JOKER_LOW_END))
         for i, card in enumerate(slots):
             if card == JOKER:
-                out.append((make_card((low + i) % NUM_RANKS, key), 1))
+                out.append((make_card((low + i) % NUM_RANKS, key), SWAP))
     else:
         size = NUM_SUITS - slots.count(-1)
         for suit, card in enumerate(slots):
             if card == -1 and size < 4:
-                out.append((make_card(key, suit), 0))
+                out.append((make_card(key, suit), LAY_OFF))
             elif card == JOKER:
-                out.append((make_card(key, suit), 1))
+                out.append((make_card(key, suit), SWAP))
         if size < 4 and room_for_joker and max_jokers != 0:
-            out.append((JOKER, 0))
+            out.append((JOKER, LAY_OFF))
     return out
 
 
-def place_card(meld: list, card: int, ace_high: bool) -> int:
-    """Play ``card`` onto ``meld`` in place; returns the joker type taken back by a swap, or -1."""
+def place_card(meld: list, card: int, low_end: bool = False) -> int:
+    """Play ``card`` onto ``meld`` in place; returns the joker type taken back by a swap, or -1.
+
+    A joker goes to a run's high end, or its low end with ``low_end``; a natural card goes to the
+    end (or the joker's place) it fits, the low end first.
+    """
     kind, key, low, slots = meld
     if kind == RUN:
-        length = len(slots)
         if card != JOKER:
             for i, held in enumerate(slots):
                 if held == JOKER and make_card((low + i) % NUM_RANKS, key) == card:
@@ -256,11 +243,11 @@ def place_card(meld: list, card: int, ace_high: bool) -> int:
             else:
                 slots.append(card)
             return -1
-        if low + length - 1 < (13 if ace_high else 12):  # the caller checked there is room
-            slots.append(JOKER)
-        else:
+        if low_end:
             meld[2] = low - 1
             slots.insert(0, JOKER)
+        else:
+            slots.append(JOKER)
         return -1
     if card == JOKER:
         slots[slots.index(-1)] = JOKER
@@ -269,4 +256,3 @@ def place_card(meld: list, card: int, ace_high: bool) -> int:
     taken = JOKER if slots[suit] == JOKER else -1
     slots[suit] = card
     return taken
-

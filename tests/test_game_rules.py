@@ -815,20 +815,20 @@ def test_R5_swap_needs_own_meld():
 def test_R5_joker_swap_then_joker_must_be_placed():
     # römi, player 0 has opened.   table: [0] 9s 9h *=9d
     #   hand: 5h 6h 7h 9d     stock top: Kd
-    # 9d swaps for the joker, which must go straight back on the table (R5): in a meld, or on
-    # the set as 9c.
+    # 9d swaps for the joker, which must be back on the table before the turn ends (R5): in a
+    # meld, on the set as 9c, or after melding 5h 6h 7h, at either end of that run.
     state = make_state("romi", hands=["5h 6h 7h 9d", "2c 3c"], stock="Kd", table=["9s 9h *=9d"], opened=[True, False])
     state.apply(DRAW_STOCK)
     assert place("9d", 0) in legal(state)
     state.apply(place("9d", 0))
     assert table_text(state, 0) == ["9s", "9h", "9d"]
     assert state.hand_cards(0) == sorted(parse_cards("5h 6h 7h Kd *"))
+    assert state.owed_cards() == [JOKER]
     assert legal(state) == {
         meld("romi", "4h 5h 6h"), meld("romi", "6h 7h 8h"), meld("romi", "4h 5h 6h 7h"),
-        meld("romi", "5h 6h 7h 8h"), (PLACE, JOKER, 0),
+        meld("romi", "5h 6h 7h 8h"), meld("romi", "5h 6h 7h"), (PLACE, JOKER, 0),
     }
     refuse(state, discard("Kd"), "discard Kd", "R5")
-    refuse(state, meld("romi", "5h 6h 7h"), "meld 5h 6h 7h", "R5")
     state.apply((PLACE, JOKER, 0))
     assert table_text(state, 0) == ["9s", "9h", "9d", "*=9c"]
     assert legal(state) >= discards("5h 6h 7h Kd") | {meld("romi", "5h 6h 7h")}
@@ -914,9 +914,10 @@ def test_R4_cut_card_going_out_may_need_a_joker_swap():
     # römi, player 0 has opened.   table: [0] 5h *=6h 7h     hand: 6h Qc Kc 9d     cut card: Jc
     # Jc Qc Kc alone leaves 6h 9d; going out needs the swap too: 6h for the joker, the joker
     # back on the table, and 9d as the last discard. The one move finds and plays all of it (R4, R5).
+    # (The discard top Qs may be taken too: swap 6h, then meld Qs Qc * places it, R4.)
     state = make_state("romi", hands=["6h Qc Kc 9d", "2d 3d"], discard="4c Qs", stock="2s", table=["5h * 7h"],
                        cut_card="Jc", opened=[True, True])
-    assert legal(state) == {DRAW_STOCK, TAKE_CUT_CARD}
+    assert legal(state) == {DRAW_STOCK, TAKE, TAKE_CUT_CARD}
     state.apply(TAKE_CUT_CARD)
     assert state.result.winner == 0 and state.discard[-1] == parse_card("9d")
     assert table_text(state, 0)[:3] == ["5h", "6h", "7h"]
