@@ -117,8 +117,20 @@ def policy_metadata(meta: dict, fmt: str) -> dict:
         "observation_layout": {name: [s.start, s.stop] for name, s in observation_layout(game, players).items()},
         "action_blocks": {name: [ids.start, ids.stop] for name, ids in layout.blocks.items()},
         "actions": action_table(game),
-        "checkpoint": meta,
+        "checkpoint": _json_safe(meta),
     }
+
+
+def _json_safe(meta: dict) -> dict:
+    """The parts of ``meta`` that JSON can hold (a checkpoint's metadata is meant to be plain)."""
+    out = {}
+    for key, value in meta.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            continue
+        out[key] = value
+    return out
 
 
 def _wrapped(model):

@@ -31,12 +31,13 @@ from rummy_env.encoding import action_layout, num_actions, observation_size
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def make_checkpoint(tmp_path: Path, game: str = "indian", players: int = 2, seed: int = 0) -> Path:
+def make_checkpoint(tmp_path: Path, game: str = "indian", players: int = 2, seed: int = 0,
+                    name: str | None = None) -> Path:
     torch.manual_seed(seed)
     model = MaskedActorCritic(observation_size(game, players), num_actions(game), hidden=[32, 32])
     with torch.no_grad():  # sharpen the policy head so that probabilities differ visibly
         model.policy_head.weight.mul_(200.0)
-    return save_checkpoint(tmp_path / f"{game}{players}.pt", model, game, players, {"learning_rate": 3e-4})
+    return save_checkpoint(tmp_path / (name or f"{game}{players}.pt"), model, game, players, {"learning_rate": 3e-4})
 
 
 @pytest.fixture(scope="module")
@@ -275,11 +276,13 @@ def test_ship_installs_the_policy_and_its_model_card(monkeypatch, tmp_path):
     from agents.pretrained.ship import ship
 
     monkeypatch.setattr(pretrained, "PRETRAINED_DIR", tmp_path / "shipped")
-    checkpoint = make_checkpoint(tmp_path, "indian")
-    installed, card_file = ship(checkpoint, hands=2, workers=1, seed=0, cpu_seconds=12.5, dest=tmp_path / "shipped")
+    make_checkpoint(tmp_path, "indian", name="best.pt")
+    (tmp_path / "results.json").write_text(json.dumps({"cpu_seconds_main_process": 12.5, "wall_seconds": 20.0}))
+    installed, card_file = ship(tmp_path, hands=2, workers=1, seed=0, dest=tmp_path / "shipped")  # the run folder
     assert installed == tmp_path / "shipped" / "indian.onnx" and card_file.name == "indian.json"
     card = pretrained.model_card("indian")
-    assert card["cpu_time_s"] == 12.5 and card["trainer_config"] == {"learning_rate": 3e-4}
+    assert card["cpu_time_s"] == 12.5 and card["cpu_time_source"] == "results.json: cpu_seconds_main_process"
+    assert card["trainer_config"] == {"learning_rate": 3e-4} and card["wall_time_s"] == 20.0
     assert [row["opponent"] for row in card["arena"]] == ["random", "rule"]
     assert all(row["hands"] == 2 and 0 <= row["win_rate_low"] <= row["win_rate_high"] <= 1 for row in card["arena"])
     agent = make_agent("pretrained:indian", "indian", 2)

@@ -25,8 +25,9 @@ from pathlib import Path
 from ..base import AgentError
 from . import CARD_FORMAT, PRETRAINED_DIR
 
-CPU_TIME_KEYS = ("cpu_seconds", "cpu_time_s", "cpu_time", "process_time_s")
-"""Where the trainer's config may record the CPU time of the run (the first one found is used)."""
+CPU_TIME_KEYS = ("cpu_seconds_main_process", "cpu_seconds", "cpu_time_s")
+"""Where a run records its CPU time: the trainer's ``results.json`` beside the checkpoint, or the
+checkpoint's config (the first key found is used)."""
 OPPONENTS = ("random", "rule")
 
 
@@ -41,16 +42,25 @@ def resolve_checkpoint(path: str | os.PathLike) -> Path:
     return source
 
 
-def cpu_time(meta: dict, given: float | None) -> float | None:
-    """The run's CPU seconds: ``given`` if set, else the first of ``CPU_TIME_KEYS`` in the checkpoint."""
+def run_results(checkpoint: Path) -> dict:
+    """The trainer's ``results.json`` beside ``checkpoint`` ({} when there is none or it is not JSON)."""
+    path = checkpoint.parent / "results.json"
+    try:
+        results = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return results if isinstance(results, dict) else {}
+
+
+def cpu_time(meta: dict, results: dict, given: float | None) -> tuple[float | None, str]:
+    """(CPU seconds of the run, where the figure came from): ``given``, else results.json, else the config."""
     if given is not None:
-        return float(given)
-    config = meta.get("config") or {}
-    for key in CPU_TIME_KEYS:
-        for where in (meta, config):
-            if isinstance(where.get(key), (int, float)):
-                return float(where[key])
-    return None
+        return float(given), "given on the command line"
+    for where, values in (("results.json", results), ("checkpoint config", meta.get("config") or {})):
+        for key in CPU_TIME_KEYS:
+            if isinstance(values.get(key), (int, float)):
+                return float(values[key]), f"{where}: {key}"
+    return None, "not recorded"
 
 
 def arena_result(onnx_path: Path, game: str, num_players: int, opponent: str, hands: int, seed: int,
@@ -79,6 +89,8 @@ def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, see
     source = resolve_checkpoint(checkpoint)
     _, meta = load_checkpoint(source)
     game, players = meta["game"], int(meta["num_players"])
+    results_json = run_results(source)
+    cpu_seconds_used, cpu_source = cpu_time(meta, results_json, cpu_seconds)
     with tempfile.TemporaryDirectory(prefix="ship-") as work:
         model, metadata_file = export_policy(source, "onnx", Path(work) / f"{game}.onnx")
         results = [arena_result(model, game, players, opponent, hands, seed, workers) for opponent in OPPONENTS]
@@ -91,7 +103,10 @@ def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, see
             "shipped": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "network": meta.get("model"),
             "trainer_config": meta.get("config"),
-            "cpu_time_s": cpu_time(meta, cpu_seconds),
+            "cpu_time_s": cpu_seconds_used,
+            "cpu_time_source": cpu_source,
+            "wall_time_s": results_json.get("wall_seconds"),
+            "env_steps": results_json.get("env_steps"),
             "arena": results,
             "play": f"python -m rummy_env.play --game {game} --opponents pretrained:{game}",
         }
