@@ -7,6 +7,7 @@ the action table (cards in RULES G2 notation); bad files fail before any hand, n
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -287,5 +288,10 @@ def test_ship_installs_the_policy_and_its_model_card(monkeypatch, tmp_path):
     assert all(row["hands"] == 2 and 0 <= row["win_rate_low"] <= row["win_rate_high"] <= 1 for row in card["arena"])
     agent = make_agent("pretrained:indian", "indian", 2)
     assert isinstance(agent, OnnxAgent)
+    from rummy_env.play import main as play_main
+
+    out = io.StringIO()
+    assert play_main(["--game", "indian", "--opponents", "pretrained:indian"], stdin=io.StringIO("draw\n"), stdout=out) == 0
+    assert "player_1 (pretrained:indian)" in out.getvalue() and "bye" in out.getvalue()
     with pytest.raises(AgentError, match="pretrained:indian plays 'indian', not 'romi'"):
         make_agent("pretrained:indian", "romi", 2)

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from agents.registry import make_agent
@@ -220,6 +222,29 @@ def test_match_to_a_low_target_shows_the_match_table():
     assert player.session.run() == 0
     text = player.output()
     assert "match after" in text and "match over" in text and "(B6)" in text
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(st.text(max_size=60), st.builds(" ".join, st.lists(st.sampled_from(
+    ["meld", "lay", "swap", "on", "discard", "declare", "take", "cut", "draw", "*", "*=5h", "*=*", "5h", "6h", "7h",
+     "10d", "Q♠", "Zz", "-1", "0", "1", "99", "on on", "\t", "hint", "moves"]), max_size=6))))
+def test_any_typed_text_gets_an_answer_and_never_an_exception(text):
+    for state in FUZZ_STATES:
+        before = state.to_dict()
+        said = typed(state, text)
+        changed = state.to_dict() != before
+        assert (said.strip() or changed) and "could not read" not in said
+        if changed:  # only a legal command changes the game: put it back for the next text
+            state_index = FUZZ_STATES.index(state)
+            FUZZ_STATES[state_index] = GameState.from_dict(before)
+
+
+FUZZ_STATES = [
+    make_state("romi", hands=["5h 7h * 9d 2c 3d 8s 8d Jc", "2s 2d 8c 9h Th"], discard="4d", stock="Ac 3c 7d Kc",
+               table=["9s 9h *", "2h 3h 4h"], cut_card="Js", opened=[True, True]),
+    GameState.new("basic", 2, seed=4),
+    GameState.new("indian", 2, seed=4),
+]
 
 
 # ----------------------------------------------------------------------------- the command line
