@@ -5,14 +5,14 @@ PettingZoo AEC environments for the three games of the rule book, ``docs/rules.m
 
 | Import             | `from rummy_env import env; env(game="indian", num_players=2)` |
 |--------------------|------------------------------------------------------------------|
-| Names              | `indian_rummy_v0`, `basic_rummy_v0`, `indian_romi_v0`            |
+| Names              | `indian_rummy_v0`, `basic_rummy_v0`, `indian_romi_v1`            |
 | Actions            | Discrete                                                         |
 | Parallel API       | No (turn based)                                                  |
 | Manual Control     | No                                                               |
 | Agents             | `['player_0', …, 'player_{n-1}']`                                |
 | Players            | Indian 2–6, Basic 2–4, römi 2–4 (default 2)                      |
 | Action Shape       | (1,)                                                             |
-| Action Values      | Discrete(108) Indian, Discrete(1285) Basic, Discrete(2284) römi  |
+| Action Values      | Discrete(108) Indian, Discrete(1285) Basic, Discrete(2319) römi  |
 | Observation Shape  | Indian 2p (488,), Basic 2p (1391,), römi 2p (2451,)              |
 | Observation Values | [-1, 2] (table melds −1 for a joker; counts 0..2; scalars 0..2)  |
 
@@ -49,6 +49,7 @@ over.
 | –            | –           | 55          | take the cut card and go out (R4)                         |
 | –            | 55 + t      | 56 + t      | lay meld template t (329 Basic, 373 römi)                 |
 | –            | 384 + 53s+c | 429 + 53s+c | lay off c on table meld s, or swap c for its joker (R5)   |
+| –            | –           | 2284 + s    | lay a joker at the low end of table meld s (R5)           |
 
 An action the mask forbids raises ``IllegalActionError`` naming the action and the rule that
 refuses it, and leaves the game as it was; ``illegal_action="terminate"`` instead ends the episode

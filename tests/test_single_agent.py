@@ -63,7 +63,7 @@ def test_spaces_and_masks():
     mask = env.action_masks()
     assert mask.dtype == bool and mask.any()
     assert np.array_equal(mask, info["action_mask"].astype(bool))
-    assert env.metadata["name"] == "indian_romi_v0"
+    assert env.metadata["name"] == "indian_romi_v1"
 
 
 def test_reset_with_a_seed_is_reproducible_and_seats_vary():
