@@ -9,10 +9,9 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "configs" / "README.md"]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "configs").glob("*.md"))]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
@@ -33,10 +32,12 @@ def heading_anchor(heading: str) -> str:
     return kept.replace(" ", "-")
 
 
-@pytest.mark.parametrize("page", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_relative_link_resolves_inside_the_repository(page):
-    if not page.exists():
-        pytest.skip(f"{page.name} is not there")
+def test_every_relative_link_resolves_inside_the_repository():
+    for page in DOCS:
+        check_links(page)
+
+
+def check_links(page: Path) -> None:
     for target in LINK.findall(page.read_text()):
         if re.match(r"[a-z]+://|mailto:", target):
             continue
