@@ -168,7 +168,7 @@ def test_refused_commands_cite_the_rule_and_change_nothing():
     refuse(state, f"discard {format_card(missing)}", "not in the hand")
 
 
-def test_romi_take_after_the_first_turn_needs_a_place_for_the_card_r4():
+def test_R4_take_after_the_first_turn_needs_a_place_for_the_card():
     # player 0 holds no meld for Qs and has no meld of their own on the table
     state = make_state("romi", hands=["5h 9c Kd 2c 3d 8s Jc 4s Ad 7c", "2s 2d 8c 9h Th"], discard="4d Qs",
                        stock="Ac 3c 7d", cut_card="Js")
@@ -176,7 +176,7 @@ def test_romi_take_after_the_first_turn_needs_a_place_for_the_card_r4():
     refuse(state, "cut", "going out is not possible (R4)")
 
 
-def test_romi_lay_swap_and_joker_meld_commands():
+def test_R5_lay_swap_and_joker_meld_commands():
     state = make_state("romi", hands=["5h 7h * 9d 2c 3d 8s 8d Jc", "2s 2d 8c 9h Th"], discard="4d",
                        stock="Ac 3c 7d Kc", table=["9s 9h *", "2h 3h 4h"], cut_card="Js", opened=[True, True])
     typed(state, "draw")  # Kc
