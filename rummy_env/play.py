@@ -20,7 +20,8 @@ the card it stands for, ``*=6h``):
 ``discard Qh``              discard a card, ending the turn (G7, B3, R6)
 ``declare Kd``              Indian: discard Kd and declare (I5)
 ``meld 5h 6h 7h``           lay a meld from the hand (B3, R5), e.g. ``meld 9s 9h *``
-``lay 8h on 3``             lay off a card on table meld 3 (B3, R5)
+``lay 8h on 3``             lay off a card on table meld 3 (B3, R5); ``lay * on 3 low``: a
+                            joker at the low end of a run (R5)
 ``swap 9d on 2``            römi: give 9d for the joker standing for it on table meld 2 (R5)
 ``cut``                     römi: take the cut card and go out (R4)
 ``moves``                   list every legal command now
@@ -42,6 +43,7 @@ from collections.abc import Callable, Sequence
 
 from .cards import JOKER, NUM_TYPES, CardError, format_card, parse_card, sort_key, suit_of
 from .encoding import ObservationEncoder, action_layout, action_mask
+from . import game as _game
 from .game import DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PLACE, TAKE_CUT, TAKE_DISCARD, GameState, Move
 from .match import Match
 from .melds import table_meld_cards
@@ -49,13 +51,17 @@ from .render import GAME_TITLES
 from .ruleset import GAMES, RuleSet, make_ruleset
 from .table import template_index
 
+PLACE_JOKER_LOW = getattr(_game, "PLACE_JOKER_LOW", None)
+"""The engine's move that lays a joker at a run's low end (R5), where the engine has one."""
+
 HELP = [
     ("draw", "take the stock top (I4, B3, R4)"),
     ("take", "take the discard top (G7; römi after your first turn only to place it at once, R4)"),
     ("discard Qh", "discard a card, ending your turn (G7, B3, R6)"),
     ("declare Kd", "Indian: discard Kd and declare with the other 13 cards in melds (I5)"),
     ("meld 5h 6h 7h", "lay a meld from your hand (B3, R5); a joker is * or *=6h (the card it stands for)"),
-    ("lay 8h on 3", "lay off a card on table meld 3 (B3; römi once you have opened, R5)"),
+    ("lay 8h on 3", "lay off a card on table meld 3 (B3; römi once you have opened, R5); "
+                    "lay * on 3 low puts a joker at a run's low end (R5)"),
     ("swap 9d on 2", "römi: give 9d for the joker standing for it on table meld 2, then place the joker (R5)"),
     ("cut", "römi: take the cut card and go out with it (R4)"),
     ("moves", "list every legal command now"),
@@ -107,6 +113,8 @@ def command_text(state: GameState, move: Move) -> str:
     if kind == PLACE:
         verb = "swap" if a != JOKER and b < len(state.table) and _joker_stands_for(state.table[b], a) else "lay"
         return f"{verb} {format_card(a)} on {b}"
+    if kind == PLACE_JOKER_LOW:
+        return f"lay * on {a} low"
     return repr(move)
 
 
@@ -182,8 +190,10 @@ def _meld_move(state: GameState, tokens: Sequence[str]) -> Move:
 
 def _place_move(state: GameState, verb: str, tokens: Sequence[str]) -> Move:
     words = [t for t in tokens if t.lower() != "on"]
+    end = words.pop().lower() if len(words) == 3 and words[-1].lower() in ("low", "high") else None
     if len(words) != 2:
-        raise CommandError(f"{verb} needs a card and a table meld number, e.g. {verb} 8h on 3")
+        raise CommandError(f"{verb} needs a card and a table meld number, e.g. {verb} 8h on 3"
+                           + (" (a joker may add low or high: lay * on 3 low)" if verb == "lay" else ""))
     (card, stands), = _cards(words[:1])
     if stands is not None:
         raise CommandError(f"{verb} takes a card, not {words[0]!r}: e.g. {verb} * on 3")
@@ -191,12 +201,19 @@ def _place_move(state: GameState, verb: str, tokens: Sequence[str]) -> Move:
         slot = int(words[1])
     except ValueError:
         raise CommandError(f"table meld {words[1]!r} is not a number: the table shows each meld's number") from None
+    if end is not None and (verb != "lay" or card != JOKER):
+        raise CommandError(f"only a joker laid off names a run's end (R5): lay * on {slot} {end}")
     move = (PLACE, card, slot)
     if not state.rules.table_melds:
         raise CommandError(state.why_illegal(move))
     if verb == "swap" and 0 <= slot < len(state.table) and not _joker_stands_for(state.table[slot], card):
         raise CommandError(f"no joker on table meld {slot} stands for {format_card(card)}: a swap gives the card "
                            f"a joker stands for (R5); to add a card to a meld, use lay")
+    if card == JOKER and PLACE_JOKER_LOW is not None:
+        low = (PLACE_JOKER_LOW, slot, 0)
+        legal = state.legal_moves()
+        if end == "low" or (end is None and move not in legal and low in legal):
+            return low
     return move
 
 

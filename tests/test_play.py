@@ -336,3 +336,17 @@ def test_in_a_pseudo_terminal_commands_then_ctrl_d():
         os.close(main_fd)
     text = seen.decode(errors="replace")
     assert "draw first (I4, B3, R4)" in text and "bye" in text and "Traceback" not in text
+
+
+def test_R5_a_joker_laid_off_at_either_end_of_a_run():
+    # table 0: Js Qs Ks As (closed at the high end), table 1: 5d 6d 7d (open at both ends)
+    state = make_state("romi", hands=["* * 2c 3d 8s 9h", "2s 2d 8c 9h Th"], discard="4d", stock="Ac 3c 7d Kc",
+                       table=["Js Qs Ks As", "5d 6d 7d"], cut_card="Js", opened=[True, True])
+    typed(state, "draw")
+    moves = [command_text(state, m) for m in state.legal_moves()]
+    assert "lay * on 0 low" in moves and "lay * on 1" in moves and "lay * on 1 low" in moves
+    refuse(state, "lay 8s on 0 low", "only a joker laid off names a run's end (R5)")
+    said = typed(state, "lay * on 0")  # the only end with room is the low one
+    assert "refused" not in said and len(state.table[0][3]) == 5 and state.table[0][2] == 9  # * Js Qs Ks As
+    said = typed(state, "lay * on 1 low")
+    assert "refused" not in said and state.table[1][3][0] == 52 and state.table[1][2] == 3  # * 5d 6d 7d
