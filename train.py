@@ -1,10 +1,13 @@
-"""rummy-env's main job.
+"""rummy-env's main job: self-play PPO training (``python train.py --help``; docs/training.md).
 
-The self-play PPO trainer is not built yet; until it is, this runs the demo: seeded random
-agents play one hand of each game and the hands are printed (``python -m rummy_env.demo``).
+With no arguments it trains Indian Rummy for 2 players in about 15 minutes on 2 CPU cores and
+writes a run folder under ``runs/`` with TensorBoard logs, checkpoints, the learning curves and
+the final arena results against random and the rule agent.
 """
 
-from rummy_env.demo import main
+import sys
+
+from agents.training.cli import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -4,20 +4,24 @@ Checkpoint format (one ``torch.save`` file, loadable with ``torch.load(..., weig
 
     {
         "format": "rummy-env-policy",     # CHECKPOINT_FORMAT
-        "version": 1,                     # CHECKPOINT_VERSION
+        "version": 2,                     # CHECKPOINT_VERSION (version 1, MLP only, is still read)
         "game": "indian",                 # the game it was trained for
         "num_players": 2,
         "observation_size": 488,          # rummy_env.encoding.observation_size(game, num_players)
         "num_actions": 108,               # rummy_env.encoding.num_actions(game)
-        "model": {"hidden": [256, 256], "activation": "tanh"},   # rebuilds MaskedActorCritic
+        "model": {"kind": "mlp", "hidden": [256, 256], "activation": "tanh"},  # rebuilds the network:
+                                          # kind "mlp" (MaskedActorCritic) or "card"
+                                          # (agents.networks.CardActorCritic)
         "config": {...},                  # the trainer's settings: plain JSON-like values only
-        "state_dict": {...},              # MaskedActorCritic.state_dict()
+        "state_dict": {...},              # the network's state_dict()
+        "training_state": {...},          # optional: what resumes training (agents.training)
     }
 
 ``save_checkpoint`` writes a temporary file beside the target and renames it over the target
 (``os.replace``), so a reader never sees half a checkpoint. ``load_checkpoint`` raises
-``CheckpointError`` naming the file when it is missing, is not such a checkpoint, or was
-trained for another game or player count than the one asked for.
+``CheckpointError`` naming the file when it is missing, corrupt (its zip checksums fail), is not
+such a checkpoint, holds weights that are not finite or do not fit the network it describes, or
+was trained for another game or player count than the one asked for.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +41,9 @@ from rummy_env.encoding import num_actions, observation_size
 from .base import Agent, AgentError, legal_actions
 
 CHECKPOINT_FORMAT = "rummy-env-policy"
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+NETWORK_KINDS = ("mlp", "card")
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 
 
@@ -71,10 +78,12 @@ class MaskedActorCritic(nn.Module):
         nn.init.orthogonal_(self.policy_head.weight, gain=0.01)
         nn.init.zeros_(self.policy_head.bias)
 
+    kind = "mlp"
+
     @property
     def model_config(self) -> dict:
         """What rebuilds this network (stored in checkpoints)."""
-        return {"hidden": list(self.hidden), "activation": self.activation}
+        return {"kind": self.kind, "hidden": list(self.hidden), "activation": self.activation}
 
     def forward(self, observations: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(masked logits, values) for a batch of observations and their action masks."""
@@ -99,9 +108,23 @@ def _plain(value, where: str):
     return value
 
 
-def save_checkpoint(path: str | os.PathLike, model: MaskedActorCritic, game: str, num_players: int,
-                    config: dict | None = None) -> Path:
-    """Write ``model`` and the trainer's ``config`` to ``path`` atomically; returns the path."""
+def build_network(game: str, num_players: int, model_config: dict | None = None) -> nn.Module:
+    """The network ``model_config`` describes (a checkpoint's ``"model"``; kind "mlp" when absent)."""
+    settings = dict(model_config or {})
+    kind = settings.pop("kind", "mlp")
+    if kind == "mlp":
+        return MaskedActorCritic(observation_size(game, num_players), num_actions(game), **settings)
+    if kind == "card":
+        from .networks import CardActorCritic
+
+        return CardActorCritic(game, num_players, **settings)
+    raise ValueError(f"network kind {kind!r}: expected one of {', '.join(NETWORK_KINDS)}")
+
+
+def save_checkpoint(path: str | os.PathLike, model: nn.Module, game: str, num_players: int,
+                    config: dict | None = None, training_state: dict | None = None) -> Path:
+    """Write ``model``, the trainer's ``config`` and (optionally) its ``training_state`` to
+    ``path`` atomically; returns the path."""
     expected = (observation_size(game, num_players), num_actions(game))
     if (model.observation_size, model.num_actions) != expected:
         raise ValueError(f"model has observation size {model.observation_size} and {model.num_actions} actions; "
@@ -117,6 +140,8 @@ def save_checkpoint(path: str | os.PathLike, model: MaskedActorCritic, game: str
         "config": _plain(dict(config or {}), "checkpoint config"),
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
     }
+    if training_state is not None:
+        payload["training_state"] = training_state
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -136,13 +161,14 @@ def save_checkpoint(path: str | os.PathLike, model: MaskedActorCritic, game: str
 
 
 def load_checkpoint(path: str | os.PathLike, game: str | None = None,
-                    num_players: int | None = None) -> tuple[MaskedActorCritic, dict]:
+                    num_players: int | None = None) -> tuple[nn.Module, dict]:
     """(model in eval mode, the checkpoint's metadata) from ``path``; checks the game and players if given."""
     source = Path(path)
     if not source.exists():
         raise CheckpointError(f"checkpoint {str(source)!r}: no such file")
     if not source.is_file():
         raise CheckpointError(f"checkpoint {str(source)!r}: not a file")
+    _check_archive(source)
     try:
         payload = torch.load(source, map_location="cpu", weights_only=True)
     except Exception as error:  # noqa: BLE001 - any garbage may be handed to the unpickler
@@ -151,14 +177,17 @@ def load_checkpoint(path: str | os.PathLike, game: str | None = None,
     name = repr(str(source))
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"checkpoint {name}: not a rummy-env policy checkpoint (no format {CHECKPOINT_FORMAT!r})")
-    if payload.get("version") != CHECKPOINT_VERSION:
+    if payload.get("version") not in READABLE_VERSIONS:
         raise CheckpointError(f"checkpoint {name}: format version {payload.get('version')!r}, "
-                              f"this code reads {CHECKPOINT_VERSION}")
+                              f"this code reads versions {', '.join(map(str, READABLE_VERSIONS))}")
     required = ("game", "num_players", "observation_size", "num_actions", "model", "state_dict")
     missing = [k for k in required if k not in payload]
     if missing:
         raise CheckpointError(f"checkpoint {str(source)!r}: incomplete, lacks {', '.join(missing)}")
     trained = (payload["game"], payload["num_players"])
+    if not isinstance(trained[0], str) or isinstance(trained[1], bool) or not isinstance(trained[1], int):
+        raise CheckpointError(f"checkpoint {name}: game {trained[0]!r} and num_players {trained[1]!r} "
+                              "should be a string and an int")
     if (game is not None and game != trained[0]) or (num_players is not None and num_players != trained[1]):
         asked_game = game if game is not None else trained[0]
         asked_players = num_players if num_players is not None else trained[1]
@@ -169,16 +198,46 @@ def load_checkpoint(path: str | os.PathLike, game: str | None = None,
         raise CheckpointError(f"checkpoint {str(source)!r}: observation size {payload['observation_size']} and "
                               f"{payload['num_actions']} actions do not match {trained[0]!r} with {trained[1]} players "
                               f"({expected[0]}, {expected[1]}): the encoding changed since it was written")
+    state_dict = payload["state_dict"]
+    if not isinstance(state_dict, dict) or not all(isinstance(v, torch.Tensor) for v in state_dict.values()):
+        raise CheckpointError(f"checkpoint {name}: its state_dict is not a mapping of tensors")
+    bad = [k for k, v in state_dict.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if bad:
+        raise CheckpointError(f"checkpoint {name}: weights that are not finite (NaN or infinity) in "
+                              f"{', '.join(bad[:5])}{' …' if len(bad) > 5 else ''}")
     try:
-        model = MaskedActorCritic(payload["observation_size"], payload["num_actions"], **payload["model"])
-        model.load_state_dict(payload["state_dict"])
+        model = build_network(trained[0], trained[1], payload["model"])
+        model.load_state_dict(state_dict)
     except (TypeError, ValueError, RuntimeError) as error:
-        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        detail = " ".join(str(error).split()) if str(error) else type(error).__name__
         raise CheckpointError(f"checkpoint {name}: its weights do not fit the network it describes "
-                              f"({first_line})") from None
+                              f"({detail})") from None
     model.eval()
-    meta = {k: v for k, v in payload.items() if k != "state_dict"}
+    meta = {k: v for k, v in payload.items() if k not in ("state_dict", "training_state")}
     return model, meta
+
+
+def load_training_state(path: str | os.PathLike) -> tuple[nn.Module, dict, dict]:
+    """(model, metadata, training state) of a trainer checkpoint; an error names the file if it has none."""
+    model, meta = load_checkpoint(path)
+    payload = torch.load(Path(path), map_location="cpu", weights_only=True)
+    state = payload.get("training_state")
+    if not isinstance(state, dict):
+        raise CheckpointError(f"checkpoint {str(path)!r}: holds a policy but no training state to resume from")
+    return model, meta, state
+
+
+def _check_archive(source: Path) -> None:
+    """A torch zip archive whose checksums fail is corrupt: refuse it rather than load changed weights."""
+    if not zipfile.is_zipfile(source):
+        return  # not a zip at all: torch.load says what it is
+    try:
+        with zipfile.ZipFile(source) as archive:
+            broken = archive.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+        raise CheckpointError(f"checkpoint {str(source)!r}: corrupt archive ({error})") from None
+    if broken is not None:
+        raise CheckpointError(f"checkpoint {str(source)!r}: corrupt, the checksum of {broken!r} fails")
 
 
 class PolicyAgent(Agent):
@@ -186,7 +245,7 @@ class PolicyAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, model: MaskedActorCritic, game: str, num_players: int, greedy: bool = True,
+    def __init__(self, model: nn.Module, game: str, num_players: int, greedy: bool = True,
                  seed: int | None = 0):
         super().__init__(game, num_players)
         self.model = model.eval()

@@ -1,0 +1,198 @@
+"""The card-aware actor-critic: per-card features shared across the 53 card types.
+
+The observation's card planes (hand, discard top and rest, the just-taken card, cut or wild card,
+table cards, each player's known and discarded cards: ``rummy_env.encoding``) become channels
+over a 4 × 13 grid of natural cards plus the joker, beside each card's own rank and suit. Two
+layers mix each card with its
+neighbours along its suit (runs, G4) and with the cards of its rank (sets, G3), and with a
+global summary of the scalars (phase, stock, hand sizes, turn …). Every action's logit comes from
+the features of the cards it uses, so what is learned about one card carries over to the others:
+
+* discard c, declare discarding c (I5): a linear read of card c's features;
+* draw, take the discard top, take the cut card (R4): the global summary and the top card's features;
+* lay meld template t (B3, R5): the mean of a per-card score over the template's cards, plus a
+  bias per template;
+* place c on table meld s (B3, R5): a bilinear score of card c's features and slot s's plane;
+* any other block: a linear read of the global summary.
+
+``forward(observations, masks) -> (masked logits, values)`` is the same as the MLP's
+(``agents.policy.MaskedActorCritic``), so the trainer, the agents and export treat both alike.
+Everything in it exports to ONNX (gathers, 2-D convolutions, matrix products).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from rummy_env.cards import NUM_RANKS, NUM_SUITS, NUM_TYPES
+from rummy_env.encoding import action_layout, observation_layout, observation_size
+from rummy_env.melds import meld_rules
+from rummy_env.table import template_index
+
+CARD_PLANES = ("hand", "discard_top", "discard_rest", "just_taken", "must_place", "wild_card", "cut_card",
+               "table_cards", "known", "discarded")
+"""Observation parts made of 53-entry card planes that become channels of the card grid."""
+
+
+def _plane_indices(game: str, num_players: int) -> tuple[list[int], list[int], int | None, int]:
+    """(flat indices of the card channels, indices of the scalars, table melds start, slots)."""
+    layout = observation_layout(game, num_players)
+    cards: list[int] = []
+    scalars: list[int] = []
+    table_start, slots = None, 0
+    for name, part in layout.items():
+        indices = list(range(part.start, part.stop))
+        if name in CARD_PLANES:
+            cards += indices
+        elif name == "table_melds":
+            table_start, slots = part.start, (part.stop - part.start) // NUM_TYPES
+        else:
+            scalars += indices
+    return cards, scalars, table_start, slots
+
+
+def _neighbours() -> list[list[int]]:
+    """Per natural card: itself, its suit's cards ±1 and ±2 ranks away (wrapping: the ace sits
+    beside the king, I3, R3) and the cards of its rank in the three other suits."""
+    rows = []
+    for card in range(NUM_SUITS * NUM_RANKS):
+        suit, rank = divmod(card, NUM_RANKS)
+        run = [suit * NUM_RANKS + (rank + d) % NUM_RANKS for d in (0, -2, -1, 1, 2)]
+        rows.append(run + [((suit + k) % NUM_SUITS) * NUM_RANKS + rank for k in (1, 2, 3)])
+    return rows
+
+
+def _card_identity() -> torch.Tensor:
+    """Per card type: one-hot rank, one-hot suit, joker flag (so a king and a two can differ)."""
+    identity = torch.zeros(NUM_TYPES, NUM_RANKS + NUM_SUITS + 1)
+    for card in range(NUM_SUITS * NUM_RANKS):
+        suit, rank = divmod(card, NUM_RANKS)
+        identity[card, rank] = 1.0
+        identity[card, NUM_RANKS + suit] = 1.0
+    identity[NUM_TYPES - 1, -1] = 1.0
+    return identity
+
+
+class _CardLayer(nn.Module):
+    """One layer over the cards: each natural card reads itself and its run and set neighbours
+    (one matrix product over gathered rows); the joker reads itself and the summary."""
+
+    def __init__(self, width_in: int, width_out: int):
+        super().__init__()
+        self.natural = nn.Linear(width_in * len(_neighbours()[0]), width_out)
+        self.joker = nn.Linear(width_in, width_out)
+
+    def forward(self, cards: torch.Tensor, neighbours: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+        batch = cards.shape[0]
+        gathered = cards.index_select(1, neighbours).reshape(batch, NUM_SUITS * NUM_RANKS, -1)
+        out = torch.cat([self.natural(gathered), self.joker(cards[:, -1:, :])], dim=1)
+        return F.relu(out if bias is None else out + bias[:, None, :])
+
+
+class CardActorCritic(nn.Module):
+    """Actor-critic whose action logits are read from per-card features; see the module docstring."""
+
+    kind = "card"
+
+    def __init__(self, game: str, num_players: int, channels: int = 32, global_size: int = 128):
+        super().__init__()
+        self.game = game
+        self.num_players = int(num_players)
+        self.channels = int(channels)
+        self.global_size = int(global_size)
+        layout = action_layout(game)
+        self.num_actions = layout.num_actions
+        cards, scalars, table_start, slots = _plane_indices(game, num_players)
+        self.observation_size = observation_size(game, num_players)
+        self.num_planes = len(cards) // NUM_TYPES
+        self.slots = slots
+        self.register_buffer("card_index", torch.tensor(cards, dtype=torch.long), persistent=False)
+        self.register_buffer("scalar_index", torch.tensor(scalars, dtype=torch.long), persistent=False)
+        self.table_start = table_start
+        planes = list(observation_layout(game, num_players))
+        self.top_plane = [n for n in planes if n in CARD_PLANES].index("discard_top")
+
+        c, g = self.channels, self.global_size
+        self.register_buffer("neighbours", torch.tensor(_neighbours(), dtype=torch.long).flatten(), persistent=False)
+        self.register_buffer("identity", _card_identity(), persistent=False)
+        self.layer1 = _CardLayer(self.num_planes + self.identity.shape[1], c)
+        self.layer2 = _CardLayer(c, c)
+        self.global_in = nn.Linear(len(scalars) + 2 * c, g)
+        self.global_to_cards = nn.Linear(g, c)
+        self.value = nn.Sequential(nn.Linear(g + 2 * c, g), nn.ReLU(), nn.Linear(g, 1))
+
+        self.blocks: list[tuple[str, int]] = []
+        heads = {}
+        for name, ids in sorted(layout.blocks.items(), key=lambda item: item[1].start):
+            self.blocks.append((name, len(ids)))
+            if name in ("discard", "declare"):
+                heads[name] = nn.Linear(c, 1)
+            elif name == "meld":
+                rules = meld_rules(game)
+                templates = template_index(rules.ace_high, rules.max_jokers).templates
+                incidence = torch.zeros(len(templates), NUM_TYPES)
+                for t, template in enumerate(templates):
+                    for card in template.cards:
+                        incidence[t, card] += 1.0 / len(template.cards)
+                self.register_buffer("template_cards", incidence, persistent=False)
+                heads["meld"] = nn.Linear(c, 1)
+                self.template_bias = nn.Parameter(torch.zeros(len(templates)))
+            elif name == "place":
+                heads["place_card"] = nn.Linear(c, 16)
+                heads["place_slot"] = nn.Linear(NUM_TYPES, 16)
+                heads["place"] = nn.Linear(c, 1)
+        self.heads = nn.ModuleDict(heads)
+        small = sum(size for name, size in self.blocks if name not in ("discard", "declare", "meld", "place"))
+        self.small_head = nn.Linear(g + c, small)
+        with torch.no_grad():  # start near uniform over the legal actions
+            for head in self.heads.values():
+                head.weight.mul_(0.01)
+            self.small_head.weight.mul_(0.01)
+
+    @property
+    def model_config(self) -> dict:
+        """What rebuilds this network (stored in checkpoints)."""
+        return {"kind": self.kind, "channels": self.channels, "global_size": self.global_size}
+
+    def features(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(per-card features (B, 53, C), global summary (B, G))."""
+        batch = observations.shape[0]
+        planes = observations.index_select(1, self.card_index).view(batch, self.num_planes, NUM_TYPES)
+        identity = self.identity.expand(batch, -1, -1)
+        h = self.layer1(torch.cat([planes.transpose(1, 2), identity], dim=2), self.neighbours, None)
+        pooled = torch.cat([h[:, :-1].mean(dim=1), h[:, -1]], dim=1)
+        scalars = observations.index_select(1, self.scalar_index)
+        summary = F.relu(self.global_in(torch.cat([scalars, pooled], dim=1)))
+        return self.layer2(h, self.neighbours, self.global_to_cards(summary)), summary
+
+    def forward(self, observations: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(masked logits, values) for a batch of observations and their action masks."""
+        cards, summary = self.features(observations)
+        batch = observations.shape[0]
+        top_plane = observations.index_select(1, self.card_index[self.top_plane * NUM_TYPES:
+                                                                 (self.top_plane + 1) * NUM_TYPES])
+        top = torch.bmm(top_plane[:, None, :], cards).squeeze(1)  # the discard top's features
+        small = self.small_head(torch.cat([summary, top], dim=1))
+        parts = []
+        small_at = 0
+        for name, size in self.blocks:
+            if name in ("discard", "declare"):
+                parts.append(self.heads[name](cards).squeeze(-1))
+            elif name == "meld":
+                scores = self.heads["meld"](cards).squeeze(-1)
+                parts.append(scores @ self.template_cards.t() + self.template_bias)
+            elif name == "place":
+                table = observations[:, self.table_start:self.table_start + self.slots * NUM_TYPES]
+                slot_keys = self.heads["place_slot"](table.reshape(batch, self.slots, NUM_TYPES))
+                card_keys = self.heads["place_card"](cards)
+                pair = torch.bmm(slot_keys, card_keys.transpose(1, 2))  # (B, slots, 53)
+                parts.append((pair + self.heads["place"](cards).transpose(1, 2)).reshape(batch, -1))
+            else:
+                parts.append(small[:, small_at:small_at + size])
+                small_at += size
+        logits = torch.cat(parts, dim=1)
+        logits = logits.masked_fill(masks == 0, torch.finfo(logits.dtype).min)
+        pooled = torch.cat([summary, cards.mean(dim=1), cards.amax(dim=1)], dim=1)
+        return logits, self.value(pooled).squeeze(-1)

@@ -1,0 +1,77 @@
+"""``python train.py`` / ``rummy-train``: the trainer's command line (docs/training.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from .config import ConfigError, add_arguments, fields, load_yaml, make_config
+
+IMMUTABLE_ON_RESUME = ("game", "num_players", "network", "channels", "global_size", "mlp_hidden", "seed")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="train.py",
+        description="Self-play PPO for Indian Rummy, Basic Rummy and Indiai römi: clone the rule agent, then "
+                    "improve by PPO against a pool of past selves, the rule agent and random, with "
+                    "potential-based reward shaping. With no arguments: Indian Rummy, 2 players, about 15 "
+                    "minutes on 2 cores. Rule ids (I5, R4 ...) refer to docs/rules.md.",
+        epilog="Examples:  python train.py --config configs/romi.yaml --seed 3  |  "
+               "python train.py --game basic --total-steps 200000  |  python train.py --resume runs/NAME  |  "
+               "tensorboard --logdir runs")
+    parser.add_argument("--config", metavar="FILE", help="a YAML file of fields (configs/*.yaml); options below override it")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint.pt "
+                        "(its config.yaml is used; --total-steps and the like may extend it)")
+    add_arguments(parser)
+    return parser
+
+
+def resolve(arguments: argparse.Namespace):
+    """The checked config from the defaults, the config file (or the resumed run's) and the options."""
+    values: dict = {}
+    if arguments.resume:
+        saved = Path(arguments.resume) / "config.yaml"
+        if not saved.is_file():
+            raise ConfigError(f"run folder {arguments.resume!r}: no config.yaml, not a training run folder")
+        values = load_yaml(saved)
+    if arguments.config:
+        if arguments.resume:
+            raise ConfigError("--config and --resume together: a resumed run keeps its own config.yaml")
+        values = load_yaml(arguments.config)
+    source = f"config file {arguments.config!r}" if arguments.config else "config"
+    config = make_config(values, source)
+    overrides = {name: getattr(arguments, name) for name in fields() if getattr(arguments, name) is not None}
+    if arguments.resume:
+        changed = [n for n in overrides if n in IMMUTABLE_ON_RESUME and str(overrides[n]) != str(getattr(config, n))]
+        if changed:
+            raise ConfigError(f"--resume: field {changed[0]!r} cannot change in a resumed run")
+    merged = {name: getattr(config, name) for name in fields()} | overrides
+    return make_config(merged, "command line")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    arguments = parser.parse_args(argv)
+    try:
+        config = resolve(arguments)
+    except ConfigError as error:
+        parser.error(str(error))
+    from agents.policy import CheckpointError
+
+    from .trainer import train
+
+    try:
+        train(config, resume=arguments.resume)
+    except CheckpointError as error:
+        print(f"train.py: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

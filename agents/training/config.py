@@ -1,0 +1,243 @@
+"""The trainer's settings: one dataclass, the single source of every field, default and doc.
+
+``TrainConfig`` is read from a YAML file (``--config``), then overridden field by field on the
+command line (``--field-name value``); ``--help`` lists every field with its doc, generated from
+the ``help`` metadata below. Every value is checked before training starts: an unknown or
+mistyped field, a value of the wrong type or out of range is a ``ConfigError`` naming the field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rummy_env.ruleset import GAMES, make_ruleset
+
+
+class ConfigError(ValueError):
+    """A config field that is unknown, of the wrong type or out of range; the message names it."""
+
+
+def _f(default, help: str, **checks):
+    """A config field with its one-line doc and its range checks (a list default is copied per instance)."""
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata={"help": help, **checks})
+    return field(default=default, metadata={"help": help, **checks})
+
+
+@dataclass
+class TrainConfig:
+    """Self-play PPO with a cloning warm start, reward shaping and an opponent pool (docs/training.md)."""
+
+    # --- the game
+    game: str = _f("indian", "the game: indian, basic or romi (docs/rules.md)", choices=GAMES)
+    num_players: int = _f(2, "players at the table (Indian 2-6, Basic and römi 2-4)", low=2, high=6)
+    # --- the run
+    seed: int = _f(1, "seed of the deals, the networks and every sampler (same seed, same run on CPU)", low=0)
+    run_dir: str = _f("", "folder of the run (TensorBoard logs, checkpoints, plots); default runs/GAME_Np_sSEED_TIME")
+    total_steps: int = _f(600_000, "learner decisions to train on with PPO (after cloning)", low=0)
+    time_limit_minutes: float = _f(0.0, "stop PPO after this many minutes of wall time (0: no limit)", low=0.0)
+    num_envs: int = _f(64, "hands stepped together in each collecting process", low=1)
+    num_workers: int = _f(2, "collecting processes (0: collect in the training process)", low=0, high=64)
+    torch_threads: int = _f(1, "torch threads per process (on a busy 2-core machine, 1 is fastest)", low=1)
+    progress: bool = _f(True, "show a progress bar")
+    # --- the network
+    network: str = _f("card", "card: per-card features shared across cards; mlp: a plain MLP", choices=("card", "mlp"))
+    channels: int = _f(32, "card network: features per card", low=4)
+    global_size: int = _f(128, "card network: size of the global summary", low=8)
+    mlp_hidden: list = _f([256, 256], "mlp network: hidden layer sizes")
+    # --- PPO (CleanRL's names)
+    rollout_size: int = _f(8192, "learner decisions collected per update (all processes together)", low=64)
+    learning_rate: float = _f(2.5e-4, "Adam step size of PPO", low=1e-7, high=1.0)
+    anneal_lr: bool = _f(True, "decay the PPO learning rate linearly to 0")
+    gamma: float = _f(0.995, "discount per decision of the same seat", low=0.0, high=1.0)
+    gae_lambda: float = _f(0.95, "GAE lambda", low=0.0, high=1.0)
+    update_epochs: int = _f(4, "passes over each rollout", low=1)
+    minibatch_size: int = _f(1024, "samples per gradient step", low=8)
+    clip_coef: float = _f(0.2, "PPO ratio clip", low=0.0, high=10.0)
+    clip_value: bool = _f(False, "clip the value loss as well (PPO2 style)")
+    ent_coef: float = _f(0.005, "entropy bonus (entropy over legal actions only)", low=0.0)
+    vf_coef: float = _f(0.5, "value loss weight", low=0.0)
+    max_grad_norm: float = _f(0.5, "gradient norm clip", low=0.0)
+    target_kl: float = _f(0.03, "stop an update's epochs once the approximate KL passes this (0: never)", low=0.0)
+    reward_scale: float = _f(0.01, "points to reward units (a 100-point hand is a reward of 1)", low=1e-9, high=1e3)
+    # --- getting past the sparse reward
+    shaping: bool = _f(True, "potential-based shaping from the hand's penalty by the exact solver")
+    shaping_coef: float = _f(1.0, "weight of the shaping potential (in reward units per point)", low=0.0)
+    bc_warm_start: bool = _f(True, "clone a teacher's moves before PPO")
+    bc_teacher: str = _f("rule", "the teacher: rule or search (an agent spec)", choices=("rule", "search"))
+    bc_decisions: int = _f(60_000, "teacher decisions recorded for cloning", low=100)
+    bc_epochs: int = _f(6, "passes over the cloning data", low=1)
+    bc_learning_rate: float = _f(1e-3, "Adam step size of cloning", low=1e-7, high=1.0)
+    bc_batch_size: int = _f(512, "samples per cloning step", low=8)
+    bc_holdout: float = _f(0.1, "share of the cloning data held out to measure agreement", low=0.01, high=0.5)
+    value_warmup_updates: int = _f(2, "first PPO updates that train only the value head's loss (policy frozen)", low=0)
+    # --- the opponent pool
+    pool_self_fraction: float = _f(0.2, "share of hands the learner plays against itself (all seats learn)", low=0.0, high=1.0)
+    pool_rule_min: float = _f(0.4, "least share of the other hands against the rule agent", low=0.0, high=1.0)
+    pool_random: bool = _f(True, "keep the random agent in the pool")
+    pool_snapshot_every: int = _f(10, "updates between snapshots of the learner added to the pool (0: none)", low=0)
+    pool_max_snapshots: int = _f(4, "snapshots kept (the oldest leaves first)", low=0)
+    pfsp_power: float = _f(2.0, "prioritised fictitious self-play: opponent weight (1 - win rate) ** power", low=0.0)
+    # --- evaluation and checkpoints
+    eval_every: int = _f(10, "updates between evaluations (0: only at the end)", low=0)
+    eval_deals: int = _f(100, "duplicate deals per opponent at each evaluation (2 hands each for 2 players)", low=1)
+    final_eval_deals: int = _f(500, "duplicate deals per opponent in the final evaluation", low=1)
+    eval_opponents: list = _f(["random", "rule"], "agent specs to evaluate against")
+    checkpoint_every: int = _f(5, "updates between checkpoints (and on Ctrl-C)", low=1)
+
+
+def fields() -> dict[str, dataclasses.Field]:
+    """Field name -> dataclass field, in the dataclass's order."""
+    return {f.name: f for f in dataclasses.fields(TrainConfig)}
+
+
+def _type_of(name: str) -> type:
+    default = TrainConfig()
+    return type(getattr(default, name))
+
+
+def coerce(name: str, value: Any, source: str = "config") -> Any:
+    """``value`` as field ``name``'s type; a wrong type or an out-of-range value names the field."""
+    known = fields()
+    if name not in known:
+        close = difflib.get_close_matches(name, list(known), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"{source}: unknown field {name!r}{hint}; see --help for the fields")
+    meta = known[name].metadata
+    kind = _type_of(name)
+    where = f"{source}: field {name!r}"
+    if kind is bool:
+        if isinstance(value, str) and value.lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
+            value = value.lower() in ("true", "1", "yes", "on")
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: {value!r} is not true or false")
+    elif kind is int:
+        if isinstance(value, str):
+            try:
+                value = int(value.replace("_", ""))
+            except ValueError:
+                raise ConfigError(f"{where}: {value!r} is not an integer") from None
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: {value!r} is not an integer")
+    elif kind is float:
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                raise ConfigError(f"{where}: {value!r} is not a number") from None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ConfigError(f"{where}: {value!r} is not a finite number")
+        value = float(value)
+    elif kind is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: {value!r} is not a string")
+    elif kind is list:
+        if isinstance(value, str):
+            value = [v for v in value.replace(",", " ").split() if v]
+        if not isinstance(value, list):
+            raise ConfigError(f"{where}: {value!r} is not a list")
+        if name == "mlp_hidden":
+            value = [coerce_item(where, v) for v in value]
+        elif not all(isinstance(v, str) and v for v in value):
+            raise ConfigError(f"{where}: {value!r}: expected a list of agent specs")
+    if "choices" in meta and value not in meta["choices"]:
+        raise ConfigError(f"{where}: {value!r}: expected one of {', '.join(map(str, meta['choices']))}")
+    if "low" in meta and value < meta["low"]:
+        raise ConfigError(f"{where}: {value!r} is out of range: expected >= {meta['low']}")
+    if "high" in meta and value > meta["high"]:
+        raise ConfigError(f"{where}: {value!r} is out of range: expected <= {meta['high']}")
+    return value
+
+
+def coerce_item(where: str, value: Any) -> int:
+    """One hidden-layer size: a positive int."""
+    try:
+        size = int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: layer size {value!r} is not an integer") from None
+    if isinstance(value, bool) or size < 1 or (isinstance(value, float) and not value.is_integer()):
+        raise ConfigError(f"{where}: layer size {value!r}: expected an integer >= 1")
+    return size
+
+
+def validate(config: TrainConfig) -> TrainConfig:
+    """Check every field and the fields together; returns ``config``."""
+    for name in fields():
+        setattr(config, name, coerce(name, getattr(config, name)))
+    try:
+        make_ruleset(config.game, config.num_players)
+    except ValueError as error:
+        raise ConfigError(f"config: fields 'game' and 'num_players': {error}") from None
+    if config.minibatch_size > config.rollout_size:
+        raise ConfigError(f"config: field 'minibatch_size' ({config.minibatch_size}) is larger than "
+                          f"'rollout_size' ({config.rollout_size})")
+    from agents.base import AgentError
+    from agents.registry import make_agent
+
+    for spec in config.eval_opponents:
+        try:
+            make_agent(spec, config.game, config.num_players)
+        except AgentError as error:
+            raise ConfigError(f"config: field 'eval_opponents': {error}") from None
+    return config
+
+
+def load_yaml(path: str | Path) -> dict:
+    """The fields of a YAML config file (a mapping); a bad file is an error naming it."""
+    source = Path(path)
+    if not source.is_file():
+        raise ConfigError(f"config file {str(source)!r}: no such file")
+    try:
+        data = yaml.safe_load(source.read_text())
+    except yaml.YAMLError as error:
+        raise ConfigError(f"config file {str(source)!r}: not valid YAML ({error})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {str(source)!r}: expected a mapping of field: value")
+    return {str(k): v for k, v in data.items()}
+
+
+def make_config(values: dict | None = None, source: str = "config") -> TrainConfig:
+    """A checked ``TrainConfig`` from ``values`` (defaults for the fields left out)."""
+    config = TrainConfig()
+    for name, value in (values or {}).items():
+        key = name.replace("-", "_")
+        setattr(config, key, coerce(key, value, source))
+    return validate(config)
+
+
+def default_run_dir(config: TrainConfig) -> str:
+    """runs/GAME_Np_sSEED_TIME (CleanRL names runs env__exp__seed__time)."""
+    return f"runs/{config.game}_{config.num_players}p_s{config.seed}_{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def to_dict(config: TrainConfig) -> dict:
+    """The config as plain values (what is saved in the run folder and in checkpoints)."""
+    return dataclasses.asdict(config)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """One ``--field-name`` option per field, documented from the dataclass; values are checked later."""
+    group = parser.add_argument_group("training fields (defaults shown; a --config file sets them first)")
+    default = TrainConfig()
+    for name, spec in fields().items():
+        value = getattr(default, name)
+        shown = " ".join(map(str, value)) if isinstance(value, list) else value
+        help_text = f"{spec.metadata['help']} (default: {shown})".replace("%", "%%")
+        flag = "--" + name.replace("_", "-")
+        if isinstance(value, list):
+            group.add_argument(flag, dest=name, nargs="+", default=None, metavar="V", help=help_text)
+        else:
+            group.add_argument(flag, dest=name, default=None, metavar=type(value).__name__.upper(), help=help_text)

@@ -1,0 +1,90 @@
+"""The opponent pool: who the learner plays each hand, and how it fares against each.
+
+Entries are ``self`` (the current policy in every seat), the rule agent, random, and frozen
+snapshots of the learner (``snapshot-U``, taken every ``pool_snapshot_every`` updates, the oldest
+leaving once there are ``pool_max_snapshots``). Sampling, per hand:
+
+* with probability ``pool_self_fraction`` the hand is self-play;
+* otherwise an opponent is drawn by prioritised fictitious self-play (PFSP, as in AlphaStar):
+  weight ``(1 − w) ** pfsp_power + 0.02``, where ``w`` is the learner's recent share of decided
+  hands won against it, so the opponents it beats least are drawn most; the rule agent's share
+  of these hands is raised to at least ``pool_rule_min``.
+
+Win rates are exponential moving averages over hands (weight 0.02 a hand). Each entry also has
+an Elo rating, updated hand by hand against the learner's (which starts at 1000 like theirs):
+the numbers the logs show as ``pool/elo/NAME``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EMA = 0.02
+ELO_K = 8.0
+
+
+class OpponentPool:
+    """Pool entries, their PFSP weights, win rates and Elo ratings."""
+
+    def __init__(self, self_fraction: float, rule_min: float, include_random: bool, max_snapshots: int,
+                 pfsp_power: float):
+        self.self_fraction = self_fraction
+        self.rule_min = rule_min
+        self.max_snapshots = max_snapshots
+        self.pfsp_power = pfsp_power
+        self.fixed = ["rule"] + (["random"] if include_random else [])
+        self.snapshots: list[str] = []
+        self.win_rate: dict[str, float] = {name: 0.5 for name in self.fixed}
+        self.elo: dict[str, float] = {name: 1000.0 for name in self.fixed}
+        self.learner_elo = 1000.0
+
+    @property
+    def opponents(self) -> list[str]:
+        return self.fixed + self.snapshots
+
+    def add_snapshot(self, name: str) -> str | None:
+        """Add snapshot ``name``; returns the name of the snapshot that left, if one did."""
+        if self.max_snapshots == 0:
+            return None
+        self.snapshots.append(name)
+        self.win_rate[name] = 0.5
+        self.elo[name] = self.learner_elo
+        if len(self.snapshots) > self.max_snapshots:
+            gone = self.snapshots.pop(0)
+            self.win_rate.pop(gone)
+            self.elo.pop(gone)
+            return gone
+        return None
+
+    def probabilities(self) -> tuple[list[str], np.ndarray]:
+        """(entry names with ``self`` first, the chance of each per hand)."""
+        names = self.opponents
+        weights = np.array([(1 - self.win_rate[n]) ** self.pfsp_power + 0.02 for n in names])
+        weights /= weights.sum()
+        rule = names.index("rule")
+        if weights[rule] < self.rule_min and len(names) > 1:
+            others = 1 - weights[rule]
+            weights = weights * (1 - self.rule_min) / others
+            weights[rule] = self.rule_min
+        probs = np.concatenate([[self.self_fraction], (1 - self.self_fraction) * weights])
+        return ["self"] + names, probs
+
+    def record(self, opponent: str, score: float) -> None:
+        """A decided hand against ``opponent``: ``score`` 1 won, 0 lost, 0.5 for a draw."""
+        if opponent not in self.win_rate:
+            return
+        self.win_rate[opponent] += EMA * (score - self.win_rate[opponent])
+        expected = 1 / (1 + 10 ** ((self.elo[opponent] - self.learner_elo) / 400))
+        self.learner_elo += ELO_K * (score - expected)
+        self.elo[opponent] -= ELO_K * (score - expected)
+
+    def state(self) -> dict:
+        """Everything that resumes the pool (plain values)."""
+        return {"snapshots": list(self.snapshots), "win_rate": dict(self.win_rate), "elo": dict(self.elo),
+                "learner_elo": self.learner_elo}
+
+    def load_state(self, state: dict) -> None:
+        self.snapshots = list(state["snapshots"])
+        self.win_rate = dict(state["win_rate"])
+        self.elo = dict(state["elo"])
+        self.learner_elo = float(state["learner_elo"])

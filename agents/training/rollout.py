@@ -1,0 +1,251 @@
+"""Collecting learner decisions: many hands stepped together through ``rummy_env.vector``.
+
+Each tick, every hand's seat to act is either the learner's (one forward pass for all of them)
+or an opponent's from the pool (the rule agent, random, or a frozen snapshot: each kind acts on
+its rows in one batch). Each hand draws its opponent from the pool's current probabilities when
+it is dealt; against ``self`` the learner holds every seat and every seat's decisions are kept.
+
+Rewards (in reward units: points × ``reward_scale``) reach each seat's last decision of the hand
+(``rollout.py`` chains, see ``agents.training.ppo``). With shaping on, each decision also gets
+``γ Φ(s') − Φ(s)`` (Ng, Harada & Russell 1999), where ``Φ`` is minus the seat's hand penalty by
+the exact solver at the start of its current turn (Indian: the I7 penalty; Basic and römi: the
+least deadwood, B5, R7), times ``shaping_coef × reward_scale``, and ``Φ`` = 0 once the hand is
+over. The shaping terms of a seat's hand add up to ``γ``-discounted differences of potentials, so
+the best policy of the game is unchanged; logged win rates and points always come from the true
+result. A chain still running when the rollout ends is bootstrapped with the value of the
+seat's observation at that moment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from rummy_env import solver
+from rummy_env.encoding import action_layout, observation_layout
+from rummy_env.vector import VectorGame
+
+DECISION_TYPES = ("draw", "discard", "declare", "meld", "place")
+"""Decision types for cloning accuracy, by the block of the action taken."""
+
+_BLOCK_TYPE = {"draw": 0, "take_discard": 0, "take_cut": 0, "discard": 1, "declare": 2, "meld": 3, "place": 4}
+
+
+def decision_types(game: str) -> np.ndarray:
+    """Per action id of ``game``, the index in ``DECISION_TYPES`` of the decision it makes."""
+    layout = action_layout(game)
+    types = np.zeros(layout.num_actions, np.int8)
+    for name, ids in layout.blocks.items():
+        types[ids.start:ids.stop] = _BLOCK_TYPE.get(name, 4)
+    return types
+
+
+class Potential:
+    """Minus the hand penalty by the exact solver, memoised by hand (the shaping potential)."""
+
+    def __init__(self, game: str, num_players: int):
+        parts = observation_layout(game, num_players)
+        self.hand = parts["hand"]
+        self.phase = parts["phase"].start
+        self.game = game
+        self._memo: dict[bytes, float] = {}
+
+    def penalty_of(self, observation: np.ndarray) -> float:
+        counts = np.rint(observation[self.hand]).astype(np.uint8)
+        key = counts.tobytes()
+        value = self._memo.get(key)
+        if value is None:
+            if len(self._memo) > 200_000:
+                self._memo.clear()
+            hand = counts.tolist()
+            value = float(solver.indian_penalty(hand) if self.game == "indian" else solver.min_deadwood(hand, self.game))
+            self._memo[key] = value
+        return value
+
+    def is_draw_phase(self, observation: np.ndarray) -> bool:
+        return bool(observation[self.phase] > 0.5)
+
+
+@dataclass
+class Rollout:
+    """Learner decisions in the order they were made (see ``agents.training.ppo``)."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    logp: np.ndarray
+    values: np.ndarray
+    rewards: np.ndarray
+    next_index: np.ndarray
+    done: np.ndarray
+    bootstrap: np.ndarray
+    hands: list = field(default_factory=list)
+    """Per finished hand: (opponent name, learner seats, outcome, winner, points per seat, turns)."""
+    env_steps: int = 0
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    @staticmethod
+    def concatenate(parts: list[Rollout]) -> Rollout:
+        """One rollout of several (chains keep pointing inside their own part)."""
+        offsets = np.cumsum([0] + [len(p) for p in parts[:-1]])
+        next_index = [np.where(p.next_index >= 0, p.next_index + off, -1) for p, off in zip(parts, offsets)]
+        return Rollout(*(np.concatenate([getattr(p, name) for p in parts]) for name in
+                         ("observations", "masks", "actions", "logp", "values", "rewards")),
+                       np.concatenate(next_index), np.concatenate([p.done for p in parts]),
+                       np.concatenate([p.bootstrap for p in parts]),
+                       [h for p in parts for h in p.hands], sum(p.env_steps for p in parts))
+
+
+class Collector:
+    """Plays ``num_envs`` hands against the pool and records the learner's decisions."""
+
+    def __init__(self, game: str, num_players: int, num_envs: int, seed: int, model: torch.nn.Module,
+                 reward_scale: float, gamma: float, shaping: bool, shaping_coef: float, **rule_options):
+        self.game = game
+        self.num_players = num_players
+        self.venv = VectorGame(game, num_envs, num_players, seed=seed, reward_scale=reward_scale, **rule_options)
+        self.model = model
+        self.gamma = gamma
+        self.shaping_scale = shaping_coef * reward_scale if shaping else 0.0
+        self.potential = Potential(game, num_players)
+        self.rng = np.random.default_rng(seed)
+        self.generator = torch.Generator()
+        self.generator.manual_seed(seed)
+        self.opponents: dict[str, object] = {}
+        self.pool_names: list[str] = ["self"]
+        self.pool_probs = np.ones(1)
+        n = num_envs
+        self.opponent = [""] * n
+        self.learner = np.zeros((n, num_players), bool)
+        self.turn_potential = np.zeros((n, num_players), np.float64)
+        self.venv.reset(seed)
+        for i in range(n):
+            self._deal_opponent(i)
+
+    # ------------------------------------------------------------------ the pool
+
+    def set_pool(self, names: list[str], probs: np.ndarray, opponents: dict[str, object]) -> None:
+        """Opponents (agents with ``act_batch``, or networks) by name, and the chance of each per hand."""
+        self.pool_names = list(names)
+        self.pool_probs = np.asarray(probs, np.float64) / np.sum(probs)
+        self.opponents = dict(opponents)
+
+    def _deal_opponent(self, i: int) -> None:
+        name = self.pool_names[self.rng.choice(len(self.pool_names), p=self.pool_probs)]
+        self.opponent[i] = name
+        self.learner[i] = name == "self"
+        if name != "self":
+            self.learner[i, self.rng.integers(self.num_players)] = True
+
+    # ------------------------------------------------------------------ acting
+
+    @torch.no_grad()
+    def _policy(self, model, observations: np.ndarray, masks: np.ndarray, sample: bool = True):
+        logits, values = model(torch.from_numpy(observations), torch.from_numpy(masks))
+        log_p = torch.log_softmax(logits, dim=-1)
+        if sample:
+            actions = torch.multinomial(log_p.exp(), 1, generator=self.generator).squeeze(1)
+        else:
+            actions = logits.argmax(dim=-1)
+        return actions.numpy(), log_p.gather(1, actions[:, None]).squeeze(1).numpy(), values.numpy()
+
+    def _opponent_actions(self, rows: np.ndarray, observations: np.ndarray, masks: np.ndarray,
+                          actions: np.ndarray) -> None:
+        names = [self.opponent[i] for i in rows]
+        for name in sorted(set(names)):
+            chosen = rows[[k for k, n in enumerate(names) if n == name]]
+            opponent = self.opponents[name]
+            if isinstance(opponent, torch.nn.Module):
+                actions[chosen] = self._policy(opponent, observations[chosen], masks[chosen])[0]
+            else:
+                actions[chosen] = opponent.act_batch(observations[chosen], masks[chosen])
+
+    # ------------------------------------------------------------------ collecting
+
+    def collect(self, target: int, teacher=None) -> Rollout:
+        """At least ``target`` learner decisions (all seats of every hand when ``teacher`` plays them all)."""
+        venv = self.venv
+        n, players = venv.num_envs, self.num_players
+        last = np.full((n, players), -1, np.int64)
+        last_potential = np.zeros((n, players))
+        obs_parts, mask_parts, action_parts, logp_parts, value_parts = [], [], [], [], []
+        rewards: list[float] = []
+        next_index: list[int] = []
+        done: list[bool] = []
+        hands = []
+        count = 0
+        env_steps = 0
+        actions = np.zeros(n, np.int64)
+        gamma, shaping = self.gamma, self.shaping_scale
+        potential = self.potential
+        while count < target:
+            observations, masks, to_act = venv.observations, venv.action_masks, venv.to_act
+            mine = np.flatnonzero(self.learner[np.arange(n), to_act]) if teacher is None else np.arange(n)
+            others = np.setdiff1d(np.arange(n), mine, assume_unique=True)
+            if mine.size:
+                obs, msk = observations[mine].copy(), masks[mine].copy()
+                if teacher is None:
+                    chosen, logp, values = self._policy(self.model, obs, msk)
+                else:
+                    chosen = teacher.act_batch(obs, msk)
+                    logp, values = np.zeros(mine.size, np.float32), np.zeros(mine.size, np.float32)
+                actions[mine] = chosen
+                obs_parts.append(obs)
+                mask_parts.append(msk)
+                action_parts.append(np.asarray(chosen, np.int64))
+                logp_parts.append(logp)
+                value_parts.append(values)
+                for k, i in enumerate(mine):
+                    seat = to_act[i]
+                    if shaping and potential.is_draw_phase(obs[k]):
+                        self.turn_potential[i, seat] = -potential.penalty_of(obs[k])
+                    phi = self.turn_potential[i, seat] * shaping
+                    index = count + k
+                    previous = last[i, seat]
+                    if previous >= 0:
+                        next_index[previous] = index
+                        rewards[previous] += gamma * phi - last_potential[i, seat]
+                    last[i, seat] = index
+                    last_potential[i, seat] = phi
+                    rewards.append(0.0)
+                    next_index.append(-1)
+                    done.append(False)
+                count += mine.size
+            if others.size:
+                self._opponent_actions(others, observations, masks, actions)
+            venv.step(actions)
+            env_steps += n
+            for i in np.flatnonzero(venv.terminated | venv.truncated):
+                result = venv.results[i]
+                seats = np.flatnonzero(self.learner[i]) if teacher is None else np.arange(players)
+                for seat in seats:
+                    previous = last[i, seat]
+                    if previous >= 0:
+                        rewards[previous] += float(venv.rewards[i, seat]) - last_potential[i, seat]
+                        done[previous] = True
+                        last[i, seat] = -1
+                hands.append((self.opponent[i], tuple(int(s) for s in seats), result.outcome, result.winner,
+                              result.points, result.turns))
+                self.turn_potential[i] = 0.0
+                self._deal_opponent(i)
+        bootstrap = np.zeros(count, np.float32)
+        cut = np.argwhere(last >= 0)
+        if len(cut) and teacher is None:
+            views = np.stack([venv.observe(i, seat) for i, seat in cut])
+            with torch.no_grad():
+                _, values = self.model(torch.from_numpy(views), torch.zeros(len(cut), venv.num_actions, dtype=torch.int8))
+            for (i, seat), view, value in zip(cut, views, values.numpy()):
+                previous = last[i, seat]
+                bootstrap[previous] = value
+                if shaping:
+                    to_act_now = venv.to_act[i] == seat and not potential.is_draw_phase(view)
+                    phi = self.turn_potential[i, seat] if to_act_now else -potential.penalty_of(view)
+                    rewards[previous] += gamma * phi * shaping - last_potential[i, seat]
+        return Rollout(np.concatenate(obs_parts), np.concatenate(mask_parts), np.concatenate(action_parts),
+                       np.concatenate(logp_parts).astype(np.float32), np.concatenate(value_parts).astype(np.float32),
+                       np.asarray(rewards, np.float32), np.asarray(next_index, np.int64), np.asarray(done, bool),
+                       bootstrap, hands, env_steps)

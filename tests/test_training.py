@@ -1,0 +1,281 @@
+"""The trainer: PPO pieces against hand-computed values, collection, shaping, cloning, runs, resume, config."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from agents.base import Agent
+from agents.policy import CheckpointError, build_network, load_checkpoint
+from agents.training import trainer as trainer_module
+from agents.training.cli import main as cli_main
+from agents.training.config import ConfigError, load_yaml, make_config
+from agents.training.ppo import advantages, masked_entropy, ppo_loss
+from agents.training.rollout import Collector, Potential
+from agents.training.trainer import train
+
+# ----------------------------------------------------------------------------- PPO pieces
+
+
+def test_gae_by_hand():
+    """Two chains: 0 -> 2 (hand over after 2), and 1 cut by the rollout's end (bootstrapped)."""
+    rewards = np.array([0.5, 0.0, 1.0], np.float32)
+    values = np.array([0.2, 0.3, 0.4], np.float32)
+    next_index = np.array([2, -1, -1])
+    done = np.array([False, False, True])
+    bootstrap = np.array([0.0, 0.7, 0.0], np.float32)
+    gamma, lam = 0.9, 0.8
+    adv, returns = advantages(rewards, values, next_index, done, bootstrap, gamma, lam)
+    delta2 = 1.0 - 0.4
+    delta0 = 0.5 + 0.9 * 0.4 - 0.2
+    delta1 = 0.0 + 0.9 * 0.7 - 0.3
+    np.testing.assert_allclose(adv, [delta0 + gamma * lam * delta2, delta1, delta2], rtol=1e-6)
+    np.testing.assert_allclose(returns, adv + values, rtol=1e-6)
+
+
+def test_clipped_loss_by_hand():
+    """Two samples, one ratio inside the clip range and one outside (advantage normalisation off)."""
+    logits = torch.log(torch.tensor([[0.5, 0.5, 1e-9], [0.9, 0.1, 1e-9]]))
+    masks = torch.tensor([[1, 1, 0], [1, 1, 0]], dtype=torch.int8)
+    logits = logits.masked_fill(masks == 0, torch.finfo(torch.float32).min)
+    actions = torch.tensor([0, 0])
+    old_logp = torch.log(torch.tensor([0.45, 0.5]))
+    adv = torch.tensor([1.0, 2.0])
+    values = torch.tensor([0.0, 1.0])
+    returns = torch.tensor([1.0, 1.0])
+    loss, parts = ppo_loss(logits, values, masks, actions, old_logp, values.clone(), adv, returns, clip_coef=0.2,
+                           clip_value=False, ent_coef=0.0, vf_coef=0.5, normalize=False)
+    ratio = torch.tensor([0.5 / 0.45, 0.9 / 0.5])
+    expected_policy = -(torch.tensor([1.0, 2.0]) * torch.minimum(ratio, torch.tensor([1.2, 1.2]))).mean()
+    assert float(parts["policy_loss"]) == pytest.approx(float(expected_policy), rel=1e-5)
+    assert float(parts["value_loss"]) == pytest.approx(0.5 * (1.0 + 0.0) / 2, rel=1e-6)
+    assert float(parts["clip_fraction"]) == pytest.approx(0.5)
+    assert float(loss) == pytest.approx(float(expected_policy) + 0.5 * 0.25, rel=1e-5)
+
+
+def test_entropy_over_legal_actions_only():
+    """Uniform over 2 legal of 3 actions: entropy log 2, whatever the masked logit was."""
+    masks = torch.tensor([[1, 1, 0]], dtype=torch.int8)
+    logits = torch.tensor([[0.0, 0.0, 5.0]]).masked_fill(masks == 0, torch.finfo(torch.float32).min)
+    assert float(masked_entropy(logits, masks)) == pytest.approx(math.log(2), rel=1e-6)
+
+
+# ----------------------------------------------------------------------------- collection
+
+
+def _collector(game: str, players: int = 2, shaping: bool = True, gamma: float = 1.0, seed: int = 3,
+               network: str = "card", **rule_options) -> Collector:
+    kind = {"kind": "card", "channels": 8, "global_size": 16} if network == "card" else {"kind": "mlp", "hidden": [32]}
+    torch.manual_seed(0)
+    model = build_network(game, players, kind).eval()
+    collector = Collector(game, players, 8, seed, model, reward_scale=0.01, gamma=gamma, shaping=shaping,
+                          shaping_coef=1.0, **rule_options)
+    from agents.registry import make_agent
+
+    collector.set_pool(["self", "random"], [0.5, 0.5], {"random": make_agent("random", game, players)})
+    return collector
+
+
+@pytest.mark.parametrize("game", ["indian", "basic", "romi"])
+def test_sampled_actions_are_always_legal(game):
+    """Masked sampling never picks an action the mask forbids (the env would raise otherwise)."""
+    rollout = _collector(game, network="mlp").collect(600)
+    picked = rollout.masks[np.arange(len(rollout)), rollout.actions]
+    assert len(rollout) >= 600 and picked.all()
+    assert np.isfinite(rollout.logp).all() and (rollout.logp <= 0).all()
+
+
+def test_shaping_terms_add_up_to_the_potential_difference():
+    """With γ = 1, a seat's shaping terms over a whole hand add up to Φ(end) − Φ(start) = −Φ(start)
+    (Ng et al. 1999): the shaped and unshaped rewards of a chain differ by exactly that. Hands are
+    cut off after 30 turns (G9) so that many end inside the rollout."""
+    shaped = _collector("indian", shaping=True, max_turns=30).collect(3000)
+    plain = _collector("indian", shaping=False, max_turns=30).collect(3000)
+    np.testing.assert_array_equal(shaped.actions, plain.actions)  # acting does not see rewards
+    potential = Potential("indian", 2)
+    pointed = set(shaped.next_index[shaped.next_index >= 0].tolist())
+    checked = 0
+    for start in range(len(shaped)):
+        if start in pointed or not potential.is_draw_phase(shaped.observations[start]):
+            continue
+        chain = [start]
+        while shaped.next_index[chain[-1]] >= 0:
+            chain.append(int(shaped.next_index[chain[-1]]))
+        if not shaped.done[chain[-1]]:
+            continue
+        difference = shaped.rewards[chain].sum() - plain.rewards[chain].sum()
+        phi_start = -potential.penalty_of(shaped.observations[start]) * 0.01
+        assert difference == pytest.approx(-phi_start, abs=1e-5)
+        checked += 1
+    assert checked >= 5
+
+
+class HighestLegal(Agent):
+    """A planted teacher: always the highest legal action id."""
+
+    name = "highest"
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[-1])
+
+
+def test_cloning_fits_a_planted_teacher(tmp_path):
+    """Cloning learns a simple teacher's rule well above chance on held-out decisions."""
+    config = make_config({"run_dir": str(tmp_path), "bc_decisions": 3000, "bc_epochs": 12, "num_workers": 0,
+                          "num_envs": 16, "progress": False, "bc_learning_rate": 3e-3})
+    run = trainer_module.Run(config, tmp_path)
+
+    class Teach:
+        def collect(self, state_dict, target, teacher=None):
+            collector = Collector("indian", 2, 16, 5, run.model, 0.01, 0.995, True, 1.0)
+            return collector.collect(target, HighestLegal("indian", 2))
+
+        def reseed(self, seed):
+            pass
+
+    class Writer:
+        def add_scalar(self, *args):
+            pass
+
+    report = trainer_module.clone_teacher(run, Teach(), Writer(), lambda *_: None)
+    assert report["accuracy"] >= 0.9, report
+    assert report["accuracy_discard"] >= 0.8, report
+
+
+# ----------------------------------------------------------------------------- whole runs
+
+TINY = {"total_steps": 2048, "rollout_size": 512, "minibatch_size": 128, "num_envs": 8, "num_workers": 0,
+        "bc_decisions": 400, "bc_epochs": 1, "eval_every": 2, "eval_deals": 2, "final_eval_deals": 2,
+        "checkpoint_every": 2, "channels": 8, "global_size": 16, "progress": False, "pool_snapshot_every": 2}
+
+
+def _scalars(run_dir) -> dict[str, list[float]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run_dir))
+    events.Reload()
+    return {tag: [e.value for e in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
+
+
+@pytest.mark.parametrize("game", ["indian", "basic", "romi"])
+def test_short_run_writes_logs_checkpoints_and_curves(game, tmp_path):
+    results = train(make_config(TINY | {"game": game, "run_dir": str(tmp_path / game)}), log=lambda *_: None)
+    run_dir = tmp_path / game
+    scalars = _scalars(run_dir)
+    for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
+                "losses/clip_fraction", "losses/explained_variance", "charts/env_steps_per_s",
+                "eval/rule/win_rate", "eval/random/points", "clone/accuracy", "pool/elo/rule"):
+        assert tag in scalars, tag
+    assert len(scalars["losses/policy_loss"]) == 4
+    for name in ("checkpoint.pt", "best.pt", "final.pt", "config.yaml", "results.json", "learning_curves.png"):
+        assert (run_dir / name).is_file(), name
+    model, meta = load_checkpoint(run_dir / "best.pt", game, 2)
+    assert meta["model"]["kind"] == "card" and meta["version"] == 2
+    assert load_yaml(run_dir / "config.yaml")["game"] == game
+    assert results["final_evaluation"]["random"]["hands"] == 4
+    from agents.registry import make_agent
+
+    agent = make_agent(f"ppo:{run_dir / 'best.pt'}", game, 2)  # the arena's spec
+    assert agent.name.startswith("ppo:")
+
+
+def _losses(run_dir) -> list[tuple]:
+    state = torch.load(run_dir / "checkpoint.pt", weights_only=True)["training_state"]
+    return [(h["update"], h["policy_loss"], h["value_loss"]) for h in json.loads(state["history"])]
+
+
+def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatch):
+    """Same seed, same losses; a run interrupted after a checkpoint and resumed gives the same
+    losses as the uninterrupted run (CPU, collection in-process)."""
+    settings = TINY | {"bc_warm_start": False, "eval_every": 0}
+    first = tmp_path / "first"
+    train(make_config(settings | {"run_dir": str(first)}), log=lambda *_: None)
+    again = tmp_path / "again"
+    train(make_config(settings | {"run_dir": str(again)}), log=lambda *_: None)
+    assert _losses(first) == _losses(again) and len(_losses(first)) == 4
+
+    interrupted = tmp_path / "interrupted"
+    original = trainer_module.ppo_update
+    calls = []
+
+    def stop_on_third(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(trainer_module, "ppo_update", stop_on_third)
+    with pytest.raises(KeyboardInterrupt):
+        train(make_config(settings | {"run_dir": str(interrupted)}), log=lambda *_: None)
+    monkeypatch.setattr(trainer_module, "ppo_update", original)
+    assert len(_losses(interrupted)) == 2
+    assert cli_main(["--resume", str(interrupted)]) == 0
+    assert _losses(interrupted) == _losses(first)
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"gamma": 1.5}, r"field 'gamma': 1.5 is out of range"),
+    ({"learning_rte": 0.1}, r"unknown field 'learning_rte' \(did you mean 'learning_rate'\?\)"),
+    ({"total_steps": "many"}, r"field 'total_steps': 'many' is not an integer"),
+    ({"network": "transformer"}, r"field 'network': 'transformer': expected one of card, mlp"),
+    ({"game": "romi", "num_players": 5}, r"num_players=5 is out of range"),
+    ({"shaping": "maybe"}, r"field 'shaping': 'maybe' is not true or false"),
+    ({"minibatch_size": 4096, "rollout_size": 1024}, r"'minibatch_size' \(4096\) is larger"),
+    ({"eval_opponents": ["rule", "alien"]}, r"eval_opponents"),
+    ({"learning_rate": float("nan")}, r"not a finite number"),
+])
+def test_config_errors_name_the_field(values, message):
+    with pytest.raises(ConfigError, match=message):
+        make_config(values)
+
+
+def test_cli_reports_config_errors_before_training(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: indian\nnum_player: 3\n")
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["--config", str(bad)])
+    assert exit_info.value.code == 2
+    assert "unknown field 'num_player'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_main(["--config", str(tmp_path / "missing.yaml")])
+    assert "no such file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_main(["--resume", str(tmp_path)])
+    assert "not a training run folder" in capsys.readouterr().err
+
+
+def test_resume_from_a_corrupt_checkpoint_names_it(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    train(make_config(TINY | {"run_dir": str(run_dir), "total_steps": 512, "bc_warm_start": False,
+                              "eval_every": 0}), log=lambda *_: None)
+    checkpoint = run_dir / "checkpoint.pt"
+    data = bytearray(checkpoint.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    checkpoint.write_bytes(bytes(data))
+    assert cli_main(["--resume", str(run_dir), "--total-steps", "1024"]) == 2
+    assert "checkpoint.pt" in capsys.readouterr().err
+    shutil.copyfile(run_dir / "final.pt", checkpoint)  # a policy without training state
+    assert cli_main(["--resume", str(run_dir), "--total-steps", "1024"]) == 2
+    assert "no training state" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_main(["--resume", str(run_dir), "--game", "basic"])
+    assert "cannot change" in capsys.readouterr().err
+
+
+def test_checkpoint_with_nan_weights_is_refused(tmp_path):
+    from agents.policy import save_checkpoint
+
+    model = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16})
+    with torch.no_grad():
+        next(model.parameters()).fill_(float("nan"))
+    path = save_checkpoint(tmp_path / "nan.pt", model, "indian", 2)
+    with pytest.raises(CheckpointError, match="not finite"):
+        load_checkpoint(path)
