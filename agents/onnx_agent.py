@@ -98,8 +98,10 @@ class OnnxPolicy:
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(probabilities, values) for a batch of observations and masks."""
-        feed = {INPUT_NAMES[0]: np.asarray(observations, dtype=np.float32),
-                INPUT_NAMES[1]: (np.asarray(masks) != 0).astype(self._mask_type)}
+        masks = np.asarray(masks)
+        if masks.dtype != self._mask_type:  # the graph compares with 0, so any non-zero int8 is "legal"
+            masks = (masks != 0).astype(self._mask_type)
+        feed = {INPUT_NAMES[0]: np.asarray(observations, dtype=np.float32), INPUT_NAMES[1]: masks}
         probabilities, values = self.session.run(OUTPUT_NAMES, feed)
         return probabilities, values
 
@@ -143,5 +145,8 @@ class OnnxAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)
-        action = int(self.act_batch(observation[None, :], action_mask[None, :])[0])
-        return action if action_mask[action] else int(legal[0])
+        probabilities = self.policy(observation[None, :], action_mask[None, :])[0][0, legal]
+        if self.greedy:
+            return int(legal[probabilities.argmax()])
+        cumulative = np.cumsum(probabilities / probabilities.sum())
+        return int(legal[min(int((cumulative < max(self.rng.random(), 1e-12)).sum()), legal.size - 1)])

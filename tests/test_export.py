@@ -295,3 +295,22 @@ def test_ship_installs_the_policy_and_its_model_card(monkeypatch, tmp_path):
     assert "player_1 (pretrained:indian)" in out.getvalue() and "bye" in out.getvalue()
     with pytest.raises(AgentError, match="pretrained:indian plays 'indian', not 'romi'"):
         make_agent("pretrained:indian", "romi", 2)
+
+
+def test_onnx_policy_takes_int8_bool_or_float_masks(indian_onnx):
+    policy = OnnxPolicy(indian_onnx, "indian", 2)
+    observations, masks = sample_inputs(observation_size("indian", 2), 108, 3, seed=8)
+    want, _ = policy(observations, masks)
+    for other in (masks.astype(bool), masks.astype(np.float32), masks.astype(np.int64)):
+        np.testing.assert_array_equal(policy(observations, other)[0], want)
+
+
+def test_bench_export_prints_per_action_times(capsys):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import bench_export
+
+    figures = bench_export.main(["--games", "indian", "--calls", "5", "--runs", "1"])
+    row = figures["indian"]
+    assert row["onnx_agent_us"] > 0 and row["onnx_agent_cpu_us"] >= 0 and row["parameters"] > 0
+    out = capsys.readouterr().out
+    assert "µs per action at batch 1" in out and "indian" in out
