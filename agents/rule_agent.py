@@ -53,7 +53,7 @@ import numpy as np
 from rummy_env import solver
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES, card_values
 from rummy_env.encoding import DISCARD_BASE, action_layout
-from rummy_env.game import DECLARE, DRAW, MELD, PLACE, TAKE_CUT, TAKE_DISCARD
+from rummy_env.game import DECLARE, DRAW, MELD, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD
 from rummy_env.table import template_index
 
 from .base import Agent, AgentError, legal_actions
@@ -453,6 +453,10 @@ class RuleAgent(Agent):
         return [c if hand[c] else JOKER for c in template.cards]
 
     def _place_parts(self, action: int) -> tuple[int, int]:
+        """(card, table slot) of a placement; römi's low-end joker ids come after the others (R5)."""
+        low_joker_base = self.kind_base[PLACE_JOKER_LOW]
+        if 0 <= low_joker_base <= action:
+            return JOKER, action - low_joker_base
         offset = action - self.kind_base[PLACE]
         return offset % NUM_TYPES, offset // NUM_TYPES
 

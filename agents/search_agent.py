@@ -103,7 +103,9 @@ def determinise(view: View, rules, rng: random.Random, seed: int = 0) -> GameSta
     state.turn = min(rules.max_turns - 1, -(-steps * rules.max_turns // 127))
     state.turns_taken = [sum(row) for row in view.discarded]
     state.taken_card = view.just_taken
-    state.must_place = view.must_place
+    # cards owed to the table this turn (R4, R5): a natural card, and jokers counted apart
+    state.owed_card = view.must_place if view.must_place not in (-1, JOKER) else -1
+    state.owed_jokers = getattr(view, "owed_jokers", int(view.must_place == JOKER))
     state.opened = view.opened[:]
     state.has_laid = view.opened[:]
     state.laid_this_turn = False
