@@ -108,6 +108,7 @@ def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, see
             "wall_time_s": results_json.get("wall_seconds"),
             "env_steps": results_json.get("env_steps"),
             "arena": results,
+            "summary": [summary_line(row) for row in results],
             "play": f"python -m rummy_env.play --game {game} --opponents pretrained:{game}",
         }
         metadata_file.write_text(json.dumps(metadata, indent=1) + "\n")
@@ -118,6 +119,13 @@ def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, see
         card = metadata_path(installed)
         shutil.copyfile(metadata_file, card)
     return installed, card
+
+
+def summary_line(row: dict) -> str:
+    """One arena result in words, with its 95% intervals."""
+    return (f"against {row['opponent']}: won {row['win_rate']:.1%} [{row['win_rate_low']:.1%}, "
+            f"{row['win_rate_high']:.1%}] of {row['hands']} hands, {row['mean_points']:+.1f} "
+            f"[{row['points_low']:+.1f}, {row['points_high']:+.1f}] points per hand")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -148,10 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         installed, card = ship(args.checkpoint, args.hands, args.workers, args.seed, args.cpu_time, args.dest)
     except AgentError as error:
         parser.exit(2, f"ship: error: {error}\n")
-    for row in json.loads(card.read_text())["model_card"]["arena"]:
-        print(f"against {row['opponent']}: won {row['win_rate']:.1%} [{row['win_rate_low']:.1%}, "
-              f"{row['win_rate_high']:.1%}] of {row['hands']} hands, {row['mean_points']:+.1f} "
-              f"[{row['points_low']:+.1f}, {row['points_high']:+.1f}] points per hand")
+    for line in json.loads(card.read_text())["model_card"]["summary"]:
+        print(line)
     print(f"installed {installed} and {card}")
     return 0
 
