@@ -141,6 +141,16 @@ def test_card_aware_network_exports_when_present(tmp_path):
             "num_actions": num_actions("romi"), "model": {"kind": "card"}, "config": {}}
     path, sidecar = export_model(model, meta, tmp_path / "card.onnx", "onnx")
     assert json.loads(sidecar.read_text())["check"]["max_abs_difference"] <= TOLERANCE
+    import agents.policy
+
+    if hasattr(agents.policy, "build_network"):  # checkpoints that hold the card-aware network
+        checkpoint = save_checkpoint(tmp_path / "card.pt", model, "romi", 2, {})
+        for fmt in ("onnx", "torchscript"):
+            exported, _ = export_policy(checkpoint, fmt)
+            observations, masks = sample_inputs(meta["observation_size"], meta["num_actions"], 1, seed=4)
+            want = torch_outputs(model, observations, masks)
+            got = exported_outputs(exported, fmt, observations, masks)
+            assert max(float(np.max(np.abs(w - g))) for w, g in zip(want, got)) <= TOLERANCE
 
 
 def test_onnx_agent_plays_the_same_actions_as_the_torch_policy(tmp_path, indian_onnx):
