@@ -43,16 +43,14 @@ from collections.abc import Callable, Sequence
 
 from .cards import JOKER, NUM_TYPES, CardError, format_card, parse_card, sort_key, suit_of
 from .encoding import ObservationEncoder, action_layout, action_mask
-from . import game as _game
-from .game import DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PLACE, TAKE_CUT, TAKE_DISCARD, GameState, Move
+from .game import (
+    DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD, GameState, Move,
+)
 from .match import Match
 from .melds import table_meld_cards
 from .render import GAME_TITLES
 from .ruleset import GAMES, RuleSet, make_ruleset
 from .table import template_index
-
-PLACE_JOKER_LOW = getattr(_game, "PLACE_JOKER_LOW", None)
-"""The engine's move that lays a joker at a run's low end (R5), where the engine has one."""
 
 HELP = [
     ("draw", "take the stock top (I4, B3, R4)"),
@@ -120,11 +118,8 @@ def command_text(state: GameState, move: Move) -> str:
 
 def owed_cards(state: GameState) -> list[int]:
     """Cards the player to act must put on the table this turn (R4: the discard top taken; R5: jokers swapped)."""
-    if hasattr(state, "owed_card"):
-        owed = [] if state.owed_card == -1 else [state.owed_card]
-        return owed + [JOKER] * getattr(state, "owed_jokers", 0)
-    must = getattr(state, "must_place", -1)
-    return [] if must == -1 else [must]
+    owed = [] if state.owed_card == -1 else [state.owed_card]
+    return owed + [JOKER] * state.owed_jokers
 
 
 class CommandError(ValueError):
@@ -209,7 +204,7 @@ def _place_move(state: GameState, verb: str, tokens: Sequence[str]) -> Move:
     if verb == "swap" and 0 <= slot < len(state.table) and not _joker_stands_for(state.table[slot], card):
         raise CommandError(f"no joker on table meld {slot} stands for {format_card(card)}: a swap gives the card "
                            f"a joker stands for (R5); to add a card to a meld, use lay")
-    if card == JOKER and PLACE_JOKER_LOW is not None:
+    if card == JOKER:
         low = (PLACE_JOKER_LOW, slot, 0)
         legal = state.legal_moves()
         if end == "low" or (end is None and move not in legal and low in legal):
