@@ -642,6 +642,12 @@ def main(argv: Sequence[str] | None = None, stdin=None, stdout=None) -> int:
             opponents.append(make_agent(spec, args.game, players, seed=args.seed + i + 1, **dict(args.option)))
     except AgentError as error:
         parser.exit(2, f"play: error: {error}\n")
+    for given, stream in ((stdin, sys.stdin), (stdout, sys.stdout)):
+        if given is None and hasattr(stream, "reconfigure"):  # an undecodable byte typed, or a card symbol
+            try:                                               # the terminal cannot show, must not end the game
+                stream.reconfigure(errors="replace")
+            except (ValueError, OSError):
+                pass
     output = stdout if stdout is not None else sys.stdout
     console = Console(file=output, highlight=False, width=args.width, soft_wrap=False)
     reader = _stream_reader(stdin if stdin is not None else sys.stdin, console)

@@ -350,3 +350,12 @@ def test_R5_a_joker_laid_off_at_either_end_of_a_run():
     assert "refused" not in said and len(state.table[0][3]) == 5 and state.table[0][2] == 9  # * Js Qs Ks As
     said = typed(state, "lay * on 1 low")
     assert "refused" not in said and state.table[1][3][0] == 52 and state.table[1][2] == 3  # * 5d 6d 7d
+
+
+def test_undecodable_bytes_on_stdin_are_answered_and_the_next_line_still_read():
+    env = dict(os.environ, PYTHONIOENCODING="utf-8:strict", LC_ALL="C.UTF-8")
+    done = subprocess.run([sys.executable, "-m", "rummy_env.play", "--game", "indian", "--opponents", "random"],
+                          cwd=ROOT, input=b"dr\xffaw\n\xfe\xfe\nmoves\n", capture_output=True, timeout=120, env=env)
+    out = done.stdout.decode("utf-8", errors="replace")
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    assert "unknown command" in out and "legal commands:" in out and out.rstrip().endswith("bye")
