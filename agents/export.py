@@ -294,7 +294,8 @@ def export_model(model, meta: dict, target: str | os.PathLike, fmt: str = "onnx"
 
 
 def metadata_path(model_path: str | os.PathLike) -> Path:
-    """The JSON beside an exported model: ``best.onnx`` -> ``best.json``, ``best.torchscript.pt`` -> ``best.torchscript.json``."""
+    """The JSON beside an exported model: ``best.onnx`` -> ``best.json``,
+    ``best.torchscript.pt`` -> ``best.torchscript.json``."""
     return Path(model_path).with_suffix(".json")
 
 

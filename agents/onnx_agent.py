@@ -60,7 +60,8 @@ class OnnxPolicy:
         known_game = self.metadata.get("game")
         known_players = self.metadata.get("num_players")
         if known_game is not None and (game, num_players) != (None, None):
-            asked = (game if game is not None else known_game, num_players if num_players is not None else known_players)
+            asked = (game if game is not None else known_game,
+                     num_players if num_players is not None else known_players)
             if asked != (known_game, known_players):
                 raise AgentError(f"{name} was exported for {known_game!r} with {known_players} players, "
                                  f"not {asked[0]!r} with {asked[1]} players")
@@ -69,7 +70,8 @@ class OnnxPolicy:
         if self.game is None or self.num_players is None:
             raise AgentError(f"{name}: no metadata names its game and player count (neither inside the file nor "
                              f"{str(metadata_path(self.path))!r}): say which game and players it is for")
-        expected = {INPUT_NAMES[0]: observation_size(self.game, self.num_players), INPUT_NAMES[1]: num_actions(self.game)}
+        expected = {INPUT_NAMES[0]: observation_size(self.game, self.num_players),
+                    INPUT_NAMES[1]: num_actions(self.game)}
         for input_name, size in expected.items():
             shape = inputs[input_name].shape
             width = shape[-1] if shape else None

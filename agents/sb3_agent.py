@@ -77,8 +77,8 @@ class Sb3Agent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)
-        action, _ = self.model.predict(np.asarray(observation, dtype=np.float32), action_masks=np.asarray(action_mask) != 0,
-                                       deterministic=True)
+        action, _ = self.model.predict(np.asarray(observation, dtype=np.float32),
+                                       action_masks=np.asarray(action_mask) != 0, deterministic=True)
         action = int(np.asarray(action).reshape(-1)[0])
         return action if 0 <= action < action_mask.size and action_mask[action] else int(legal[0])
 

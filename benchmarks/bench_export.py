@@ -121,7 +121,8 @@ def game_figures(game: str, checkpoint: str | None, calls: int, runs: int, num_p
         torch_agent = PolicyAgent(model, game, meta["num_players"])
         parameters = sum(p.numel() for p in model.parameters())
         figures = {"parameters": parameters}
-        for name, call in (("onnx_session", session_run), ("onnx_agent", onnx_agent.act), ("torch_agent", torch_agent.act)):
+        calls_to_time = (("onnx_session", session_run), ("onnx_agent", onnx_agent.act), ("torch_agent", torch_agent.act))
+        for name, call in calls_to_time:
             figures[f"{name}_us"], figures[f"{name}_cpu_us"] = per_call_us(call, observations, masks, calls, runs)
         return figures
 
@@ -150,9 +151,11 @@ def main(argv: list[str] | None = None) -> dict:
     figures = export_figures(args.calls, args.runs, tuple(args.games), args.checkpoint, args.network)
     print(f"µs per action at batch 1, wall / CPU, median of {args.runs} runs of {args.calls} calls; "
           f"target ≤ {TARGET_US:g} µs")
-    print(f"{'game':<8} {'parameters':>10} {'onnx session':>15} {'onnx: agent':>15} {'ppo: agent':>15}  verdict (onnx: agent, CPU)")
+    print(f"{'game':<8} {'parameters':>10} {'onnx session':>15} {'onnx: agent':>15} {'ppo: agent':>15}  "
+          "verdict (onnx: agent, CPU)")
     for game, row in figures.items():
-        cells = [f"{row[f'{n}_us']:.1f} / {row[f'{n}_cpu_us']:.1f}" for n in ("onnx_session", "onnx_agent", "torch_agent")]
+        cells = [f"{row[f'{n}_us']:.1f} / {row[f'{n}_cpu_us']:.1f}"
+                 for n in ("onnx_session", "onnx_agent", "torch_agent")]
         verdict = "meets" if row["onnx_agent_cpu_us"] <= TARGET_US else "above"
         print(f"{game:<8} {row['parameters']:>10,} {cells[0]:>15} {cells[1]:>15} {cells[2]:>15}  {verdict}")
     if args.json:

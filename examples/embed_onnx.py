@@ -50,7 +50,8 @@ def main(path: str) -> None:
     mask = np.zeros((1, meta["num_actions"]), dtype=np.int8)
     mask[0, [0, 1]] = 1
 
-    probabilities, values = session.run(["probabilities", "values"], {"observations": observation, "action_masks": mask})
+    probabilities, values = session.run(["probabilities", "values"],
+                                        {"observations": observation, "action_masks": mask})
     action = int(np.argmax(probabilities[0]))
     print(f"chose action {action}: {meta['actions'][action]} (probability {probabilities[0, action]:.3f}, "
           f"value {values[0]:+.2f})")
@@ -59,7 +60,8 @@ def main(path: str) -> None:
     batch_obs = np.repeat(observation, 4, axis=0)
     batch_mask = np.repeat(mask, 4, axis=0)
     batch_mask[1:, 0] = 0  # rows 1..3 may only take the discard top
-    batch_probabilities, _ = session.run(["probabilities", "values"], {"observations": batch_obs, "action_masks": batch_mask})
+    batch_probabilities, _ = session.run(["probabilities", "values"],
+                                         {"observations": batch_obs, "action_masks": batch_mask})
     print("batch of 4 chose", batch_probabilities.argmax(axis=1).tolist())
 
 

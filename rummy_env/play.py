@@ -173,7 +173,8 @@ def _meld_move(state: GameState, tokens: Sequence[str]) -> Move:
     legal = set(state.legal_moves())
     playable = [t for t in candidates if (MELD, t, 0) in legal]
     if len(playable) > 1:  # a run typed low to high with bare jokers: read the jokers' places from the order
-        in_order = [t for t in playable if all(c is None or c == want for c, want in zip(named, index.templates[t].cards))]
+        in_order = [t for t in playable
+                    if all(c is None or c == want for c, want in zip(named, index.templates[t].cards))]
         playable = in_order or playable
     if len(playable) == 1:
         return (MELD, playable[0], 0)
@@ -225,7 +226,8 @@ def parse_command(state: GameState, text: str) -> tuple[str, Move | None]:
     try:
         if verb in ("draw", "take", "cut"):
             if rest:
-                raise CommandError(f"{verb} takes nothing after it: the card is the {'stock' if verb == 'draw' else 'pile'}'s")
+                pile = {"draw": "the stock's top", "take": "the discard top", "cut": "the cut card"}[verb]
+                raise CommandError(f"{verb} takes nothing after it: the card is {pile}")
             return verb, {"draw": (DRAW, 0, 0), "take": (TAKE_DISCARD, 0, 0), "cut": (TAKE_CUT, 0, 0)}[verb]
         if verb in ("discard", "declare"):
             if len(rest) != 1:
@@ -445,7 +447,8 @@ class PlaySession:
         if match.is_over:
             winners = ", ".join(self.names[p] for p in match.winners)
             rule = "I8" if self.rules.game == "indian" else "B6" if self.rules.game == "basic" else "R8"
-            self.say(f"match over: {winners} {'win' if len(match.winners) > 1 or winners == 'you' else 'wins'} ({rule})",
+            verb = "win" if len(match.winners) > 1 or winners == "you" else "wins"
+            self.say(f"match over: {winners} {verb} ({rule})",
                      "bold")
 
     # ------------------------------------------------------------- playing
@@ -602,9 +605,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--opponents", nargs="+", default=["rule"], metavar="SPEC",
                         help="agent specs, one per other seat, or one for all: random, rule, search, ppo:PATH, "
                              "onnx:PATH, sb3:PATH.zip, pretrained:GAME (default: rule)")
-    parser.add_argument("--players", type=int, help="players at the table (default: 2, or one per opponent given + you)")
-    parser.add_argument("--seat", type=int, default=0, help="your seat (default 0: you play first in the first hand, G6)")
-    parser.add_argument("--match", action="store_true", help="play a match (I8 400, B6 100, R8 250 points) instead of one hand")
+    parser.add_argument("--players", type=int,
+                        help="players at the table (default: 2, or one per opponent given + you)")
+    parser.add_argument("--seat", type=int, default=0,
+                        help="your seat (default 0: you play first in the first hand, G6)")
+    parser.add_argument("--match", action="store_true",
+                        help="play a match (I8 400, B6 100, R8 250 points) instead of one hand")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal (G10) and of the agents (default 0)")
     parser.add_argument("--option", action="append", default=[], type=_parse_option, metavar="KEY=VALUE",
                         help="a rule option (RULES), e.g. wild_joker=true; repeatable")

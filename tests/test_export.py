@@ -301,7 +301,8 @@ def test_ship_installs_the_policy_and_its_model_card(monkeypatch, tmp_path):
     from rummy_env.play import main as play_main
 
     out = io.StringIO()
-    assert play_main(["--game", "indian", "--opponents", "pretrained:indian"], stdin=io.StringIO("draw\n"), stdout=out) == 0
+    argv = ["--game", "indian", "--opponents", "pretrained:indian"]
+    assert play_main(argv, stdin=io.StringIO("draw\n"), stdout=out) == 0
     assert "player_1 (pretrained:indian)" in out.getvalue() and "bye" in out.getvalue()
     with pytest.raises(AgentError, match="pretrained:indian plays 'indian', not 'romi'"):
         make_agent("pretrained:indian", "romi", 2)

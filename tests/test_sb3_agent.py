@@ -55,7 +55,8 @@ def test_sb3_agent_chooses_only_legal_actions(indian_zip):
 
 
 def test_sb3_zip_for_another_game_or_player_count_is_refused(indian_zip):
-    with pytest.raises(AgentError, match=r"indian_ppo.zip.*'basic' with 2 players needs.*it fits 'indian' with 2 players"):
+    with pytest.raises(AgentError,
+                       match=r"indian_ppo.zip.*'basic' with 2 players needs.*it fits 'indian' with 2 players"):
         make_agent(f"sb3:{indian_zip}", "basic", 2)
     with pytest.raises(AgentError, match=r"indian_ppo.zip.*'indian' with 3 players needs.*it fits 'indian' with 2"):
         make_agent(f"sb3:{indian_zip}", "indian", 3)

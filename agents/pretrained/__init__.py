@@ -57,7 +57,8 @@ def model_card(name: str) -> dict:
 
 def _check_name(name: str) -> None:
     if name not in GAMES:
-        raise AgentError(f"agent spec 'pretrained:{name}': expected pretrained:GAME with GAME one of {', '.join(GAMES)}")
+        raise AgentError(f"agent spec 'pretrained:{name}': expected pretrained:GAME with GAME one of "
+                         f"{', '.join(GAMES)}")
 
 
 def pretrained_agent(name: str, game: str, num_players: int, greedy: bool = True, seed: int | None = 0):
