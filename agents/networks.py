@@ -12,7 +12,8 @@ the features of the cards it uses, so what is learned about one card carries ove
 * draw, take the discard top, take the cut card (R4): the global summary and the top card's features;
 * lay meld template t (B3, R5): the mean of a per-card score over the template's cards, plus a
   bias per template;
-* place c on table meld s (B3, R5): a bilinear score of card c's features and slot s's plane;
+* place c on table meld s (B3, R5): a bilinear score of card c's features and slot s's plane
+  (römi's joker at a run's low end: the joker's score for that slot plus a learned offset);
 * any other block: a linear read of the global summary.
 
 ``forward(observations, masks) -> (masked logits, values)`` is the same as the MLP's
@@ -139,12 +140,15 @@ class CardActorCritic(nn.Module):
                 self.register_buffer("template_cards", incidence, persistent=False)
                 heads["meld"] = nn.Linear(c, 1)
                 self.template_bias = nn.Parameter(torch.zeros(len(templates)))
+            elif name == "place_joker_low":  # römi: a joker laid off at a run's low end (R5)
+                self.joker_low_bias = nn.Parameter(torch.zeros(1))
             elif name == "place":
                 heads["place_card"] = nn.Linear(c, 16)
                 heads["place_slot"] = nn.Linear(NUM_TYPES, 16)
                 heads["place"] = nn.Linear(c, 1)
         self.heads = nn.ModuleDict(heads)
-        small = sum(size for name, size in self.blocks if name not in ("discard", "declare", "meld", "place"))
+        special = ("discard", "declare", "meld", "place", "place_joker_low")
+        small = sum(size for name, size in self.blocks if name not in special)
         self.small_head = nn.Linear(g + c, small)
         with torch.no_grad():  # start near uniform over the legal actions
             for head in self.heads.values():
@@ -188,7 +192,10 @@ class CardActorCritic(nn.Module):
                 slot_keys = self.heads["place_slot"](table.reshape(batch, self.slots, NUM_TYPES))
                 card_keys = self.heads["place_card"](cards)
                 pair = torch.bmm(slot_keys, card_keys.transpose(1, 2))  # (B, slots, 53)
-                parts.append((pair + self.heads["place"](cards).transpose(1, 2)).reshape(batch, -1))
+                place = pair + self.heads["place"](cards).transpose(1, 2)
+                parts.append(place.reshape(batch, -1))
+            elif name == "place_joker_low":
+                parts.append(place[:, :, -1] + self.joker_low_bias)  # the joker's placement score per slot
             else:
                 parts.append(small[:, small_at:small_at + size])
                 small_at += size

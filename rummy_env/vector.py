@@ -22,7 +22,7 @@ replaced at once by the next deal (automatic reset, in the same step): after ``s
 a finished hand already shows the new hand, and ``results[i]`` holds what the old one ended with
 (outcome, winner, payments, points, turns), else None.
 
-Rewards are zero-sum points times ``reward_scale`` (RULES "Rewards for learning"): the winner
+Rewards are zero-sum points times ``reward_scale`` (docs/rules.md, "Rewards for learning"): the winner
 receives what the others pay; stalemate (G8) and cut-off (G9) hands give 0. With ``match=True``
 hands are dealt until the match target (I8, B6, R8) and rewards come at the match's end, as in
 the environment.
@@ -119,6 +119,7 @@ class VectorGame:
         self.terminated = np.zeros(n, bool)
         self.truncated = np.zeros(n, bool)
         self.results: list[HandEnd | None] = [None] * n
+        self._mask_bytes = memoryview(self.action_masks).cast("B")  # the mask rows as bytes, to write whole rows
 
         self._states: list[GameState | None] = [None] * n
         self._trackers = [ObservationTracker(self._encoder) for _ in range(n)]
@@ -168,12 +169,12 @@ class VectorGame:
         seat = state.current
         match = self._matches[i]
         self.observations[i] = self._trackers[i].observe(state, seat, None if match is None else match.totals)
-        mask = self.action_masks[i]
-        mask.fill(0)
         moves = state.legal_moves()
         ids = self._ids
+        mask = bytearray(self.num_actions)
         for move in moves:
             mask[ids[move]] = 1
+        self._mask_bytes[i * self.num_actions:(i + 1) * self.num_actions] = mask
         self._legal[i] = moves
         self.to_act[i] = seat
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -279,3 +280,24 @@ def test_checkpoint_with_nan_weights_is_refused(tmp_path):
     path = save_checkpoint(tmp_path / "nan.pt", model, "indian", 2)
     with pytest.raises(CheckpointError, match="not finite"):
         load_checkpoint(path)
+
+
+CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+def test_every_config_file_loads_with_every_field_commented(path):
+    lines = path.read_text().splitlines()
+    values = load_yaml(path)
+    config = make_config(values, f"config file {path.name}")
+    assert config.game in path.name
+    for index, line in enumerate(lines):
+        if line and not line.startswith("#"):
+            assert lines[index - 1].startswith("# "), f"{path.name}: {line!r} has no comment"
+
+
+def test_the_configs_cover_every_game_and_a_long_run():
+    names = {p.name for p in CONFIGS}
+    for game in ("indian", "basic", "romi"):
+        assert {f"{game}.yaml", f"{game}-long.yaml"} <= names
+        assert any(n.startswith(f"{game}-") and n[len(game) + 1].isdigit() for n in names)

@@ -12,9 +12,15 @@ from .config import ConfigError, add_arguments, fields, load_yaml, make_config
 IMMUTABLE_ON_RESUME = ("game", "num_players", "network", "channels", "global_size", "mlp_hidden", "seed")
 
 
+def program_name() -> str:
+    """``rummy-train`` when run as the console script, else ``train.py``."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return name if name.startswith("rummy-") else "train.py"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="train.py",
+        prog=program_name(),
         description="Self-play PPO for Indian Rummy, Basic Rummy and Indiai römi: clone the rule agent, then "
                     "improve by PPO against a pool of past selves, the rule agent and random, with "
                     "potential-based reward shaping. With no arguments: Indian Rummy, 2 players, about 15 "

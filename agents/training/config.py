@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -43,11 +44,13 @@ class TrainConfig:
     # --- the run
     seed: int = _f(1, "seed of the deals, the networks and every sampler (same seed, same run on CPU)", low=0)
     run_dir: str = _f("", "folder of the run (TensorBoard logs, checkpoints, plots); default runs/GAME_Np_sSEED_TIME")
-    total_steps: int = _f(600_000, "learner decisions to train on with PPO (after cloning)", low=0)
+    total_steps: int = _f(800_000, "learner decisions to train on with PPO (after cloning)", low=0)
     time_limit_minutes: float = _f(0.0, "stop PPO after this many minutes of wall time (0: no limit)", low=0.0)
     num_envs: int = _f(64, "hands stepped together in each collecting process", low=1)
     num_workers: int = _f(2, "collecting processes (0: collect in the training process)", low=0, high=64)
-    torch_threads: int = _f(1, "torch threads per process (on a busy 2-core machine, 1 is fastest)", low=1)
+    torch_threads: int = _f(1, "torch threads per collecting process (on a busy 2-core machine, 1 is fastest)", low=1)
+    learner_threads: int = _f(2, "torch threads of the training process while it clones and updates (the "
+                              "collecting processes wait meanwhile)", low=1)
     progress: bool = _f(True, "show a progress bar")
     # --- the network
     network: str = _f("card", "card: per-card features shared across cards; mlp: a plain MLP", choices=("card", "mlp"))
@@ -74,8 +77,8 @@ class TrainConfig:
     shaping_coef: float = _f(1.0, "weight of the shaping potential (in reward units per point)", low=0.0)
     bc_warm_start: bool = _f(True, "clone a teacher's moves before PPO")
     bc_teacher: str = _f("rule", "the teacher: rule or search (an agent spec)", choices=("rule", "search"))
-    bc_decisions: int = _f(60_000, "teacher decisions recorded for cloning", low=100)
-    bc_epochs: int = _f(6, "passes over the cloning data", low=1)
+    bc_decisions: int = _f(100_000, "teacher decisions recorded for cloning", low=100)
+    bc_epochs: int = _f(8, "passes over the cloning data", low=1)
     bc_learning_rate: float = _f(1e-3, "Adam step size of cloning", low=1e-7, high=1.0)
     bc_batch_size: int = _f(512, "samples per cloning step", low=8)
     bc_holdout: float = _f(0.1, "share of the cloning data held out to measure agreement", low=0.01, high=0.5)
@@ -88,9 +91,9 @@ class TrainConfig:
     pool_max_snapshots: int = _f(4, "snapshots kept (the oldest leaves first)", low=0)
     pfsp_power: float = _f(2.0, "prioritised fictitious self-play: opponent weight (1 - win rate) ** power", low=0.0)
     # --- evaluation and checkpoints
-    eval_every: int = _f(10, "updates between evaluations (0: only at the end)", low=0)
+    eval_every: int = _f(20, "updates between evaluations (0: only at the end)", low=0)
     eval_deals: int = _f(100, "duplicate deals per opponent at each evaluation (2 hands each for 2 players)", low=1)
-    final_eval_deals: int = _f(500, "duplicate deals per opponent in the final evaluation", low=1)
+    final_eval_deals: int = _f(300, "duplicate deals per opponent in the final evaluation", low=1)
     eval_opponents: list = _f(["random", "rule"], "agent specs to evaluate against")
     checkpoint_every: int = _f(5, "updates between checkpoints (and on Ctrl-C)", low=1)
 
@@ -241,3 +244,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             group.add_argument(flag, dest=name, nargs="+", default=None, metavar="V", help=help_text)
         else:
             group.add_argument(flag, dest=name, default=None, metavar=type(value).__name__.upper(), help=help_text)
+
+
+def render_yaml(values: dict, header: str) -> str:
+    """A config file: ``header``, then every field with its doc as a comment (``values`` override defaults)."""
+    config = make_config(values)
+    lines = [f"# {line}" if line else "#" for line in header.splitlines()] + [""]
+    for name, spec in fields().items():
+        value = getattr(config, name)
+        lines.append(f"# {spec.metadata['help']}")
+        lines.append(f"{name}: {json.dumps(value, ensure_ascii=False)}")
+    return "\n".join(lines) + "\n"

@@ -285,7 +285,7 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    torch.set_num_threads(config.torch_threads)
+    torch.set_num_threads(config.learner_threads)
     run_dir = Path(resume) if resume else Path(config.run_dir or default_run_dir(config))
     config.run_dir = str(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)

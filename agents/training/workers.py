@@ -28,7 +28,6 @@ class Station:
     """One collector and its opponents (see the module docstring)."""
 
     def __init__(self, config: dict, model_config: dict, worker: int):
-        torch.set_num_threads(config["torch_threads"])
         self.config = config
         self.worker = worker
         self.model_config = model_config
@@ -84,6 +83,7 @@ def _serve(connection, config: dict, model_config: dict, worker: int) -> None:
             return
         try:
             if command == "start":
+                torch.set_num_threads(config["torch_threads"])
                 station = Station(config, model_config, worker)
                 result = None
             else:

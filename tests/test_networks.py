@@ -1,0 +1,42 @@
+"""The card-aware network: every game's action space, masking, and logits read from the card they name."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from agents.networks import CardActorCritic
+from agents.policy import build_network
+from rummy_env.encoding import action_layout, observation_layout, observation_size
+from rummy_env.vector import VectorGame
+
+
+@pytest.mark.parametrize(("game", "players"), [("indian", 2), ("indian", 6), ("basic", 2), ("basic", 4),
+                                                ("romi", 2), ("romi", 3)])
+def test_logits_cover_the_action_space_and_respect_the_mask(game, players):
+    vector = VectorGame(game, 5, players, seed=2)
+    observations, masks, _ = vector.reset(2)
+    model = CardActorCritic(game, players, channels=8, global_size=16)
+    logits, values = model(torch.from_numpy(observations), torch.from_numpy(masks))
+    assert logits.shape == (5, action_layout(game).num_actions) and values.shape == (5,)
+    assert model.observation_size == observation_size(game, players)
+    lowest = torch.finfo(logits.dtype).min
+    assert bool((logits[torch.from_numpy(masks) == 0] == lowest).all())
+    assert bool(torch.isfinite(logits[torch.from_numpy(masks) == 1]).all())
+
+
+def test_discard_logit_is_read_from_that_cards_features():
+    """The logit of "discard c" changes with card c's hand entry far more than with a card that is
+    neither its run nor its set neighbour (the per-card sharing of the card network)."""
+    torch.manual_seed(0)
+    model = build_network("indian", 2, {"kind": "card", "channels": 16, "global_size": 32})
+    hand = observation_layout("indian", 2)["hand"]
+    observation = torch.zeros(1, observation_size("indian", 2), requires_grad=True)
+    mask = torch.ones(1, action_layout("indian").num_actions, dtype=torch.int8)
+    king_of_hearts = 1 * 13 + 12
+    logits, _ = model(observation, mask)
+    logits[0, action_layout("indian").blocks["discard"].start + king_of_hearts].backward()
+    gradient = observation.grad[0, hand].abs()
+    six_of_clubs = 3 * 13 + 5  # another suit, a rank 6 away: no run or set relation
+    assert gradient[king_of_hearts] > 0
+    assert gradient[six_of_clubs] < gradient[king_of_hearts]
