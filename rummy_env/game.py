@@ -294,10 +294,22 @@ class GameState:
         else:
             check = None  # all of them
         known: dict = {}
+        uses: dict = {}
+        finishers: list[Move] = []  # plays that place every owed card by themselves
+        if check is None:
+            hand, size, taken = self.hands[self.current], sum(self.hands[self.current]), self.taken_card
+            uses = {move: _cards_used(self, move) for move in moves}
+            owed, jokers = self.owed_card, self.owed_jokers
+            finishers = [move for move, cards in uses.items() if cards is not None
+                         and (owed == -1 or owed in cards) and cards.count(JOKER) >= jokers]
         out = []
         for move in moves:
             if check is not None and move not in check:
                 out.append(move)
+                continue
+            if finishers and uses[move] is not None and (
+                    move in finishers or any(_independent(hand, size, taken, uses, move, q) for q in finishers)):
+                out.append(move)  # a finisher that does not share its cards can still follow it
                 continue
             trial = self._trial()
             trial._apply_play(move)
@@ -1066,50 +1078,74 @@ def _table_key(table: list[list]) -> tuple:
     return tuple((m[0], m[1], m[2], tuple(m[3])) for m in table)
 
 
-def _search_going_out(state: GameState, seen: dict, asleep: frozenset = frozenset()) -> list[Move] | None:
+def _search_going_out(state: GameState, seen: dict, asleep: frozenset = frozenset(),
+                      swaps: bool = True) -> list[Move] | None:
     """Depth-first search for plays that leave one discardable card and nothing owed to the table.
 
     Plays that commute are tried in one order only (sleep sets); states already searched with
-    no more plays awake are not searched again.
+    no more plays awake are not searched again; swaps come first (``_swaps_after``).
     """
     hand = state.hands[state.current]
     if state.owed_card == -1 and not state.owed_jokers and sum(hand) == 1 and not hand[state.taken_card]:
         return []
-    key = (tuple(hand), _table_key(state.table), state.opened[state.current], state.owed_card, state.owed_jokers)
+    key = (tuple(hand), _table_key(state.table), state.opened[state.current], state.owed_card, state.owed_jokers,
+           swaps)
     before = seen.get(key)
     if before is not None and before <= asleep:
         return None
     seen[key] = asleep if before is None else before & asleep
     if not _may_go_out(hand, state.taken_card, state.table, state.rules):
         return None
-    plays, _ = state._table_plays()
+    plays, swap_plays = state._table_plays()
+    if swap_plays and not swaps:
+        plays = [play for play in plays if play not in swap_plays]
     uses = {play: _cards_used(state, play) for play in plays}
+    size, taken = sum(hand), state.taken_card
     tried: list[Move] = []
     for play in plays:
         if play in asleep:
             continue
         trial = state._trial()
         trial._apply_play(play)
-        nap = frozenset(q for q in (*asleep, *tried) if _commute(state, uses, play, q))
-        rest = _search_going_out(trial, seen, nap)
+        # plays that commute with this one: the same state in either order, neither disabling
+        # the other (two melds do not: the table order of the new melds would differ)
+        meld = play[0] == MELD
+        nap = frozenset(q for q in (*asleep, *tried)
+                        if not (meld and q[0] == MELD) and _independent(hand, size, taken, uses, play, q))
+        rest = _search_going_out(trial, seen, nap, swaps and _swaps_after(state, play, uses[play] is None))
         if rest is not None:
             return [play, *rest]
         tried.append(play)
     return None
 
 
-def _can_finish(state: GameState, known: dict) -> bool:
+def _swaps_after(state: GameState, play: Move, swap: bool) -> bool:
+    """Whether the searches still try joker swaps after ``play`` (``swap``: it is one): only
+    after swaps, and after the meld that opens.
+
+    That loses no sequence of plays: a swap takes a card held from the start for a joker on a
+    meld already there (a meld laid this turn has no joker where the hand holds the natural), so
+    it can come before every play except the opening meld, with the same cards left and no
+    more jokers owed at the end (placing a joker settles an owed one whenever one is owed).
+    """
+    return swap or (play[0] == MELD and not state.opened[state.current])
+
+
+def _can_finish(state: GameState, known: dict, swaps: bool = True) -> bool:
     """Whether some plays from ``state`` put every card owed to the table there (R4, R5) and
     leave a card to discard (R6, G7). ``known``: answers found so far this turn, by position.
 
-    Plays that place an owed card are tried first. Every play adds to the table (a swap puts a
-    natural card where a joker stood), so a position never comes back within the search.
+    Plays that place an owed card are tried first, swaps come first (``_swaps_after``). Every
+    play adds to the table (a swap puts a natural card where a joker stood), so a position never
+    comes back within the search.
     """
     if state.owed_card == -1 and not state.owed_jokers:
         return True  # every play listed leaves a card that may be discarded
+    if not state.owed_jokers and _places_at_once(state, state.owed_card):
+        return True
     hand = state.hands[state.current]
     key = (bytes(hand), tuple(sorted(_table_key(state.table))), state.opened[state.current],
-           state.owed_card, state.owed_jokers)
+           state.owed_card, state.owed_jokers, swaps)
     answer = known.get(key)
     if answer is not None:
         return answer
@@ -1118,7 +1154,9 @@ def _can_finish(state: GameState, known: dict) -> bool:
     if owed != -1 and not _has_home(owed, held_bits(hand), hand[JOKER], _table_jokers(state.table), state.table,
                                     state.rules.ace_high, hand):
         return False
-    plays, _ = state._table_plays()
+    plays, swap_plays = state._table_plays()
+    if swap_plays and not swaps:
+        plays = [play for play in plays if play not in swap_plays]
     if owed != -1:
         plays.sort(key=lambda play: not _places(state, play, owed))
     elif state.owed_jokers:
@@ -1126,8 +1164,35 @@ def _can_finish(state: GameState, known: dict) -> bool:
     for play in plays:
         trial = state._trial()
         trial._apply_play(play)
-        if _can_finish(trial, known):
+        if _can_finish(trial, known, swaps and _swaps_after(state, play, play in swap_plays)):
             known[key] = True
+            return True
+    return False
+
+
+def _places_at_once(state: GameState, card: int) -> bool:
+    """Whether one meld or lay-off (no swap) can put natural ``card`` on the table now, leaving a
+    card to discard (R6, G7): the plays ``_table_plays`` would list that hold it, found directly."""
+    rules = state.rules
+    player = state.current
+    hand = state.hands[player]
+    size = sum(hand)
+    taken = state.taken_card
+    index = template_index(rules.ace_high, rules.max_jokers)
+    templates = index.templates
+    for tid, jokers in index.layable_with(hand, card):
+        cards = templates[tid].cards
+        left = size - len(cards)
+        if left and not (taken != -1 and left == hand[taken] - (jokers if taken == JOKER else taken in cards)):
+            return True
+    if (rules.layoff_needs_own_meld and not state.opened[player]) or size == 1:
+        return False
+    if taken != -1 and size - 1 == hand[taken] - (card == taken):
+        return False
+    rank, suit = card % NUM_RANKS, card // NUM_RANKS
+    for meld in state.table:
+        if meld[1] == (rank if meld[0] == SET_MELD else suit) and (card, LAY_OFF) in placements(
+                meld, rules.ace_high, rules.max_jokers):
             return True
     return False
 
@@ -1178,27 +1243,20 @@ def _cards_used(state: GameState, play: Move) -> list[int] | None:
     return [a]
 
 
-def _slot_of(play: Move) -> int:
-    """The table meld a placement plays onto (-1 for a meld)."""
-    kind = play[0]
-    return play[2] if kind == PLACE else (play[1] if kind == PLACE_JOKER_LOW else -1)
-
-
-def _commute(state: GameState, uses: dict, p: Move, q: Move) -> bool:
-    """Whether plays p and q give the same state in either order and neither disables the other."""
+def _independent(hand, left: int, taken: int, uses: dict, p: Move, q: Move) -> bool:
+    """Whether plays p and q (``uses``: the cards each takes, ``_cards_used``) can both be made,
+    in either order, leaving a card to discard: neither is a swap, they play onto different table
+    melds, the hand holds the cards of both, and a card other than the one taken (``taken``) is
+    left (``left``: the hand's size)."""
     cards_p, cards_q = uses[p], uses[q]
-    if cards_p is None or cards_q is None:
+    if cards_p is None or cards_q is None or p == q:
         return False
-    slot = _slot_of(p)
-    if slot != -1 and slot == _slot_of(q):
-        return False  # two cards onto one meld: each may change where the other goes
-    if p[0] == MELD and q[0] == MELD:
-        return False  # the table order of the two new melds would differ
-    hand = state.hands[state.current]
-    both = cards_p + cards_q
-    for card in set(both):
-        if both.count(card) > hand[card]:
+    kind_p, kind_q = p[0], q[0]
+    if kind_p != MELD and kind_q != MELD:  # two cards onto one meld may change where each goes
+        if (p[2] if kind_p == PLACE else p[1]) == (q[2] if kind_q == PLACE else q[1]):
             return False
-    left = sum(hand) - len(both)
-    taken = state.taken_card
-    return left > (hand[taken] - both.count(taken) if taken != -1 else 0)
+    for card in cards_q:  # each play alone is possible: only cards both take can run short
+        if card in cards_p and cards_p.count(card) + cards_q.count(card) > hand[card]:
+            return False
+    left -= len(cards_p) + len(cards_q)
+    return left > (hand[taken] - cards_p.count(taken) - cards_q.count(taken) if taken != -1 else 0)
