@@ -922,7 +922,7 @@ class _StateCheck:
             most = rules.printed_jokers if card == JOKER else rules.decks
             if n > most:
                 raise InvalidStateError(f"state dict holds {n} copies of {format_card(card)}, and {rules.game!r} "
-                                        f"has {most} (G1)")
+                                        f"has {most} (G1, R1, B1, I1)")
 
     def result(self, value) -> HandResult | None:
         if value is None:
