@@ -56,15 +56,7 @@ def _physical_for(template, stands_for, physical) -> list[int]:
     if template.kind == 1:
         return list(physical)
     named = {s: p for s, p in zip(stands_for, physical) if s != JOKER}
-    free_jokers = sum(1 for s in stands_for if s == JOKER)
-    out = []
-    for card in template.cards:
-        if card in named:
-            out.append(named[card])
-        else:
-            out.append(JOKER)
-            free_jokers -= 1
-    return out
+    return [named.get(card, JOKER) for card in template.cards]
 
 
 def make_state(

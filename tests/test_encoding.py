@@ -9,7 +9,9 @@ import pytest
 
 from rummy_env import encoding as E
 from rummy_env.cards import JOKER, NUM_TYPES, parse_card, parse_cards, to_counts
-from rummy_env.game import DISCARD, DRAW, MELD, PHASE_DRAW, PLACE, TAKE_CUT, TAKE_DISCARD, GameState
+from rummy_env.game import (
+    DISCARD, DRAW, MELD, PHASE_DRAW, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD, GameState, IllegalMoveError,
+)
 from rummy_env.scenario import make_state
 from rummy_env.table import template_index
 
@@ -122,9 +124,10 @@ def test_every_allowed_action_applies_and_a_forbidden_one_is_refused(game):
             trial.apply(layout.move(int(action)))  # raises if the mask let an illegal move through
         forbidden = int(rng.choice(np.flatnonzero(mask == 0)))
         before = state.to_dict()
-        with pytest.raises(ValueError):
-            state.clone().apply(layout.move(forbidden))
-        assert state.to_dict() == before
+        trial = state.clone()
+        with pytest.raises(IllegalMoveError):
+            trial.apply(layout.move(forbidden))
+        assert trial.to_dict() == before  # the refused move changed nothing
 
 
 def test_table_never_outgrows_the_place_block():
@@ -194,6 +197,7 @@ def test_named_parts_hold_what_the_docs_say():
     assert np.array_equal(parts["discard_rest"], to_counts(parse_cards("4c")))
     assert parts["just_taken"][parse_card("9c")] == 1 and parts["just_taken"].sum() == 1
     assert parts["must_place"][parse_card("9c")] == 1  # R4: taken after the first turn, it must be placed
+    assert parts["must_place"].sum() == 1
     assert parts["cut_card"][parse_card("8h")] == 1 and parts["cut_card"].sum() == 1
     melds = parts["table_melds"]
     assert melds.shape == (E.ROMI_MAX_TABLE_MELDS, NUM_TYPES)
@@ -215,7 +219,9 @@ def test_named_parts_hold_what_the_docs_say():
     assert other["known"][1][parse_card("9c")] == 1 and list(other["opened"]) == [0, 1]
     assert list(other["to_act"]) == [0, 1]
     assert np.array_equal(other["hand"], to_counts(parse_cards("Ks Kh Kd 5c 3s")))
-    assert not other["just_taken"].any() or other["just_taken"][parse_card("9c")] == 1
+    # what player_0 took, and so owes to the table, is public (G7, R4)
+    assert other["just_taken"][parse_card("9c")] == 1 and other["just_taken"].sum() == 1
+    assert other["must_place"][parse_card("9c")] == 1 and other["must_place"].sum() == 1
 
 
 def test_wild_joker_plane():
@@ -341,3 +347,26 @@ def test_docs_tables_agree_with_the_encoding():
     assert rows == 19
     for game, size in (("Indian Rummy", 108), ("Basic Rummy", 1285), ("Indiai römi", 2319)):
         assert any(line.startswith(f"| {game}") and f"| {size} " in line for line in text.splitlines())
+
+
+def test_romi_owed_jokers_and_the_low_end_joker_have_their_cells_and_ids():
+    # römi, player 0 has opened.   table: [0] 9s 9h 9d *=9c   [1] Ks Kh Kd *=Kc   [2] 5h 6h 7h
+    #   hand: 9c Kc 5d Jh     stock top: 2s
+    # Two swaps owe two jokers (R5): the must_place plane counts them at entry 52. The run is
+    # open at both ends, so a joker may go below it (id ROMI_PLACE_JOKER_LOW_BASE + 2) or above.
+    state = make_state("romi", hands=["9c Kc 5d Jh", "2d 3d"], stock="2s",
+                       table=["9s 9h 9d *=9c", "Ks Kh Kd *=Kc", "5h 6h 7h"], opened=[True, False])
+    layout = E.action_layout("romi")
+    state.apply((DRAW, 0, 0))
+    state.apply((PLACE, parse_card("9c"), 0))
+    state.apply((PLACE, parse_card("Kc"), 1))
+    for seat in (0, 1):  # public: both swaps were seen
+        parts = E.split_observation(E.encode_observation(state, seat), "romi", 2)
+        assert parts["must_place"][JOKER] == 2 and parts["must_place"].sum() == 2
+    low = E.ROMI_PLACE_JOKER_LOW_BASE + 2
+    assert layout.move(low) == (PLACE_JOKER_LOW, 2, 0) and E.move_to_action("romi", (PLACE_JOKER_LOW, 2, 0)) == low
+    mask = E.action_mask(state)
+    high = E.ROMI_PLACE_BASE + 53 * 2 + JOKER
+    assert mask[low] == 1 and mask[high] == 1
+    assert layout.blocks["place_joker_low"] == range(E.ROMI_PLACE_JOKER_LOW_BASE, E.ROMI_NUM_ACTIONS)
+    assert "place_joker_low" not in E.action_layout("basic").blocks  # Basic has no jokers (B1)

@@ -10,8 +10,7 @@ import pytest
 from rummy_env.cards import JOKER, CardError, make_card
 from rummy_env.melds import MELD_RULES, is_meld_cards
 from rummy_env.rules import is_meld, parse_cards
-
-GAMES = ("indian", "basic", "romi")
+from rummy_env.ruleset import GAMES
 
 
 # G2 notation ----------------------------------------------------------------------------------
