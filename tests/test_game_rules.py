@@ -1,4 +1,5 @@
-"""Scripted scenarios, one or more per rule id of RULES.md (G1–G10, I1–I9, B1–B6, R1–R8).
+"""Scripted scenarios, one or more per rule id of ``docs/rules.md`` (G1–G10, I1–I9, B1–B6, R1–R8;
+matches, I8 B6 R8: ``tests/test_match.py``; römi's owed cards, R4 R5: ``tests/test_romi_owed_cards.py``).
 
 Each test builds a position from a hand diagram in G2 notation (``rummy_env.scenario.make_state``)
 and checks what the engine allows and what it does, citing the rule. Diagrams list the hands
@@ -12,109 +13,20 @@ import re
 
 import pytest
 
-from rummy_env.cards import JOKER, NUM_NATURAL, NUM_TYPES, CardError, format_cards, parse_card, parse_cards
-from rummy_env.game import (
-    DECLARE, DISCARD, DRAW, MELD, PLACE, TAKE_CUT, TAKE_DISCARD,
-    GameState, HandResult, IllegalMoveError, replay,
+from conftest import (
+    DRAW_STOCK, TAKE, TAKE_CUT_CARD, card_counts, cites, declare, discard, discards, legal, meld, of_kind, place,
+    refuse, table_text,
 )
-from rummy_env.match import Match
+from rummy_env.cards import JOKER, NUM_NATURAL, CardError, format_cards, parse_card, parse_cards
+from rummy_env.game import (
+    DECLARE, DISCARD, MELD, PLACE, GameState, IllegalMoveError, replay,
+)
 from rummy_env.melds import table_meld_cards
 from rummy_env.scenario import make_state
 from rummy_env.table import template_index
 
-DRAW_STOCK = (DRAW, 0, 0)
-TAKE = (TAKE_DISCARD, 0, 0)
-TAKE_CUT_CARD = (TAKE_CUT, 0, 0)
-TEMPLATES = {
-    "basic": template_index(False, 0).templates,
-    "romi": template_index(True, 2).templates,
-}
-
-
 # ------------------------------------------------------------------------------------- helpers
-
-
-def discard(card: str):
-    return (DISCARD, parse_card(card), 0)
-
-
-def discards(cards: str) -> set:
-    return {discard(c) for c in cards.split()}
-
-
-def declare(card: str):
-    return (DECLARE, parse_card(card), 0)
-
-
-def place(card: str, slot: int):
-    return (PLACE, parse_card(card), slot)
-
-
-def meld(game: str, cards: str):
-    """The MELD move of the template standing for exactly ``cards`` (a set by suit order, a run low to high)."""
-    wanted = tuple(parse_cards(cards))
-    for tid, template in enumerate(TEMPLATES[game]):
-        if template.cards == wanted:
-            return (MELD, tid, 0)
-    raise AssertionError(f"no {game} meld template {cards!r}")
-
-
-def legal(state: GameState) -> set:
-    moves = state.legal_moves()
-    assert len(moves) == len(set(moves)), "legal_moves lists a move twice"
-    return set(moves)
-
-
-def of_kind(state: GameState, kind: int) -> set:
-    return {m for m in legal(state) if m[0] == kind}
-
-
-def cites(message: str, rule: str) -> bool:
-    """Whether ``message`` cites ``rule`` (``"R5"``), alone or inside a range like ``R4–R6``."""
-    letter, number = rule[0], int(rule[1:])
-    for low, high in re.findall(rf"\b{letter}(\d+)(?:\s*[–-]\s*{letter}?(\d+))?", message):
-        if int(low) <= number <= int(high or low):
-            return True
-    return False
-
-
-def refuse(state: GameState, move, words: str, rule: str) -> str:
-    """``move`` raises IllegalMoveError naming it (``words``) and ``rule``, and changes nothing."""
-    assert move not in legal(state)
-    before = state.to_dict()
-    with pytest.raises(IllegalMoveError) as err:
-        state.apply(move)
-    message = str(err.value)
-    assert words in message, message
-    assert cites(message, rule), message
-    assert state.to_dict() == before
-    return message
-
-
-def table_text(state: GameState, slot: int) -> list[str]:
-    """A table meld as 'card' or '*=card' per position, in table order."""
-    out = []
-    for stands_for, physical in table_meld_cards(state.table[slot]):
-        name = format_cards([stands_for])
-        out.append(name if physical == stands_for else "*=" + name)
-    return out
-
-
-def deck_counts(state: GameState) -> list[int]:
-    """Every card type's count over hands, stock, discard pile, table, cut card and wild card."""
-    counts = [0] * NUM_TYPES
-    for hand in state.hands:
-        for card, n in enumerate(hand):
-            counts[card] += n
-    for card in state.stock + state.discard:
-        counts[card] += 1
-    for m in state.table:
-        for _, physical in table_meld_cards(m):
-            counts[physical] += 1
-    for card in (state.cut_card, state.wild_card):
-        if card != -1:
-            counts[card] += 1
-    return counts
+# (moves in G2 notation, ``legal``, ``refuse`` and ``card_counts`` are shared: tests/conftest.py)
 
 
 def draw_and_discard_drawn(state: GameState) -> None:
@@ -142,7 +54,7 @@ def test_cites_reads_single_rules_and_ranges():
 def test_G1_deck_holds_every_card_per_deck_plus_printed_jokers(game, options, decks, jokers):
     # Every card of the deal is somewhere: hands, stock, discard pile, cut card (R2), wild card (I2).
     state = GameState.new(game, seed=11, **options)
-    assert deck_counts(state) == [decks] * NUM_NATURAL + [jokers]
+    assert card_counts(state) == [decks] * NUM_NATURAL + [jokers]
 
 
 def test_G2_notation_in_diagrams_and_bad_tokens_named():
@@ -179,7 +91,7 @@ def test_G4_longest_run_is_thirteen_cards():
     # A..K and 2..A are 13-card runs; A..K..A (14 cards, the ace at both ends) is not (G4).
     state = make_state("romi", hands=["Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh Ah", "2d 3d"], stock="5c")
     state.apply(DRAW_STOCK)
-    templates = TEMPLATES["romi"]
+    templates = template_index(True, 2).templates
     lengths = {len(templates[m[1]].cards) for m in of_kind(state, MELD)}
     assert max(lengths) == 13 and min(lengths) == 3
     assert meld("romi", "Ah 2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh") in legal(state)
@@ -364,8 +276,8 @@ def test_I1_deck_size_and_players():
     for players in range(2, 7):
         state = GameState.new("indian", players, seed=players)
         assert [sum(h) for h in state.hands] == [13] * players
-        assert sum(deck_counts(state)) == 106
-    assert sum(deck_counts(GameState.new("indian", printed_jokers=0))) == 104
+        assert sum(card_counts(state)) == 106
+    assert sum(card_counts(GameState.new("indian", printed_jokers=0))) == 104
     for players in (1, 7):
         with pytest.raises(ValueError, match="num_players"):
             GameState.new("indian", players)
@@ -377,7 +289,7 @@ def test_I2_wild_card_is_dealt_beside_the_stock_only_when_asked():
     state = GameState.new("indian", seed=4, wild_joker=True)
     assert 0 <= state.wild_card <= JOKER
     assert state.wild_rank == (0 if state.wild_card == JOKER else state.wild_card % 13)
-    assert sum(deck_counts(state)) == 106
+    assert sum(card_counts(state)) == 106
 
 
 def test_I2_wild_joker_rank_is_wild():
@@ -515,23 +427,6 @@ def test_I7_penalty_cap_option():
     assert state.result.rewards == (103, -23, -80)
 
 
-def test_I8_match_ends_at_400_lowest_wins_ties_share():
-    match = Match.new("indian", 3)
-    assert match.rules.match_target == 400
-    match.record(HandResult("declare", 0, (0, 200, 150)))
-    match.record(HandResult("declare", 1, (150, 0, 200)))
-    assert match.totals == [150, 200, 350] and not match.is_over and match.winners == []
-    match.record(HandResult("declare", 2, (180, 130, 0)))
-    assert match.totals == [330, 330, 350] and not match.is_over
-    match.record(HandResult("declare", 1, (20, 0, 50)))
-    assert match.totals == [350, 330, 400] and match.is_over and match.winners == [1]
-    # Players 0 and 1 tie on the lowest total and share the win.
-    tied = Match.new("indian", 3, match_target=100)
-    tied.record(HandResult("declare", 0, (0, 30, 60)))
-    tied.record(HandResult("declare", 1, (30, 0, 45)))
-    assert tied.totals == [30, 30, 105] and tied.winners == [0, 1]
-
-
 def test_I9_no_melds_on_the_table_in_indian():
     # Indian.   hand: Ah 2h 3h 5c 6c 7c 9s 9h 9d 9c Js Jh 4d     stock top: 2s
     # Ah 2h 3h is a meld, but Indian never lays one down (I9); nor is there a cut card (R2).
@@ -550,7 +445,7 @@ def test_I9_no_melds_on_the_table_in_indian():
 def test_B1_hand_sizes(players, size):
     state = GameState.new("basic", players, seed=players)
     assert [sum(h) for h in state.hands] == [size] * players
-    assert deck_counts(state) == [1] * NUM_NATURAL + [0]
+    assert card_counts(state) == [1] * NUM_NATURAL + [0]
 
 
 def test_B1_player_count_out_of_range():
@@ -672,17 +567,6 @@ def test_B6_no_rummy_bonus_after_laying_in_an_earlier_turn():
     assert state.result.payments == (0, 3)
 
 
-def test_B6_match_to_100_highest_wins():
-    match = Match.new("basic", 2)
-    assert match.rules.match_target == 100 and not match.rules.low_total_wins
-    match.record(HandResult("out", 0, (0, 60)))
-    match.record(HandResult("out", 1, (30, 0)))
-    match.record(HandResult("stalemate", None, (0, 0)))
-    assert match.totals == [60, 30] and not match.is_over
-    match.record(HandResult("out", 0, (0, 40)))
-    assert match.totals == [100, 30] and match.winners == [0]
-
-
 # ------------------------------------------------------------------------------------- R: römi
 
 
@@ -690,7 +574,7 @@ def test_R1_players_and_cards():
     for players in (2, 3, 4):
         state = GameState.new("romi", players, seed=players)
         assert [sum(h) for h in state.hands] == [13] * players
-        assert deck_counts(state) == [2] * NUM_NATURAL + [2]
+        assert card_counts(state) == [2] * NUM_NATURAL + [2]
     for players in (1, 5):
         with pytest.raises(ValueError, match="num_players"):
             GameState.new("romi", players)
@@ -701,7 +585,7 @@ def test_R2_cut_card_visible_not_in_stock():
     state = GameState.new("romi", 2, seed="cut")
     cut = state.cut_card
     assert 0 <= cut <= JOKER and state.to_dict()["cut_card"] == cut
-    counts = deck_counts(state)
+    counts = card_counts(state)
     counts[cut] -= 1
     assert sum(counts) == 105 == sum(map(sum, state.hands)) + len(state.stock) + len(state.discard)
     for _ in range(4):
@@ -879,16 +763,6 @@ def test_R7_unopened_player_pays_80():
     state.apply(discard("Kd"))
     assert state.result.payments == (0, 80, 27)
     assert state.result.rewards == (107, -80, -27)
-
-
-def test_R8_match_target_250():
-    match = Match.new("romi", 3)
-    assert match.rules.match_target == 250 and match.rules.low_total_wins
-    match.record(HandResult("out", 0, (0, 80, 120)))
-    match.record(HandResult("out", 1, (40, 0, 129)))
-    assert match.totals == [40, 80, 249] and not match.is_over
-    match.record(HandResult("out", 0, (0, 0, 1)))
-    assert match.is_over and match.winners == [0]
 
 
 # ------------------------------------------------------------------------------------- refusal messages

@@ -18,6 +18,18 @@ def nothing(players: int, outcome: str = "stalemate") -> HandResult:
     return HandResult(outcome, None, (0,) * players)
 
 
+@pytest.mark.parametrize("game, target, lowest_wins", [("indian", 400, True), ("basic", 100, False), ("romi", 250, True)])
+def test_I8_B6_R8_default_targets_and_who_wins(game, target, lowest_wins):
+    # Indian to 400 and römi to 250 add penalties, lowest wins; Basic to 100 adds scores, highest wins.
+    match = Match.new(game, 2)
+    assert match.rules.match_target == target and match.rules.low_total_wins == lowest_wins
+    match.record(out(0, 0, target - 1))
+    assert not match.is_over
+    match.record(out(0, 0, 1))  # player 0 wins both hands
+    assert match.totals == ([0, target] if lowest_wins else [target, 0])
+    assert match.is_over and match.winners == [0]
+
+
 def test_new_match_starts_at_zero():
     match = Match.new("romi", 3)
     assert match.totals == [0, 0, 0] and match.hands_played == 0
