@@ -306,16 +306,19 @@ class ObservationLayout:
 
 def _segments(game: str, num_players: int) -> list[tuple[str, int]]:
     n = num_players
+    spec = game_spec(game)
     planes = [("hand", NUM_TYPES), ("discard_top", NUM_TYPES), ("discard_rest", NUM_TYPES), ("just_taken", NUM_TYPES)]
-    if game == "romi":
-        planes += [("must_place", NUM_TYPES), ("cut_card", NUM_TYPES)]
-    if game == "indian":
+    if spec.later_take_must_be_placed:
+        planes.append(("must_place", NUM_TYPES))
+    if spec.cut_card:
+        planes.append(("cut_card", NUM_TYPES))
+    if "wild_joker" in spec.options:
         planes.append(("wild_card", NUM_TYPES))
-    if game != "indian":
+    if spec.table_melds:
         planes += [("table_cards", NUM_TYPES), ("table_melds", MAX_TABLE_MELDS[game] * NUM_TYPES)]
     planes += [("known", n * NUM_TYPES), ("discarded", n * NUM_TYPES)]
     scalars = [("phase", 2), ("to_act", n), ("stock_size", 1), ("stock_rebuilt", 1), ("hand_sizes", n)]
-    if game != "indian":
+    if spec.table_melds:
         scalars.append(("opened", n))
     scalars += [("match_scores", n), ("turn", 1)]
     return planes + scalars
@@ -365,7 +368,7 @@ def observation_layout(game: str, num_players: int, printed_jokers: int = 2) -> 
 def _rules_for(game: str, num_players: int, printed_jokers: int = 2) -> RuleSet:
     from .ruleset import make_ruleset
 
-    options = {"printed_jokers": printed_jokers} if game == "indian" else {}
+    options = {"printed_jokers": printed_jokers} if "printed_jokers" in game_spec(game).options else {}
     return make_ruleset(game, num_players, **options)
 
 
