@@ -1030,7 +1030,7 @@ def _swappable_jokers(hand, table: list[list]) -> int:
 
 def _hand_home(card: int, suits: int, held: int, jokers: int, ace_high: bool) -> bool:
     """Whether ``card`` could meld with other held cards and ``jokers`` jokers (``suits``: the
-    suits held at its rank; ``held``: the run positions held in its suit, as ``hand_masks``;
+    suits held at its rank; ``held``: the run positions held in its suit, as ``table.suit_masks``;
     the card itself is held): a set with another suit or two, or a run of three positions with
     the others held (no joker) or one other held within two ranks (one joker)."""
     if jokers >= 2:
@@ -1047,7 +1047,7 @@ def _hand_home(card: int, suits: int, held: int, jokers: int, ace_high: bool) ->
 def _table_home(card: int, held: int, jokers: int, table: list[list], ace_high: bool) -> bool:
     """Whether ``card`` could end up in a table meld: a free set slot, a joker it could swap, or
     a run end it could reach through held cards and ``jokers`` jokers (``held``: the run
-    positions held in its suit, as ``hand_masks``)."""
+    positions held in its suit, as ``table.suit_masks``)."""
     rank, suit = card % NUM_RANKS, card // NUM_RANKS
     positions = (rank, 13) if (ace_high and rank == 0) else (rank,)
     for kind, key, low, slots in table:
