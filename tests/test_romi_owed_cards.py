@@ -8,6 +8,7 @@ and the look-ahead that decides what is listed agrees with an exhaustive search.
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from conftest import DRAW_STOCK, TAKE, discard, discards, legal, meld, place, refuse, table_text
 from rummy_env.cards import JOKER, format_card, parse_card
 from rummy_env.game import (
-    DISCARD, MELD, PHASE_DRAW, PLACE, PLACE_JOKER_LOW, TAKE_DISCARD, GameState, IllegalMoveError,
+    DISCARD, MELD, PHASE_DRAW, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD, GameState, IllegalMoveError,
 )
 from rummy_env.melds import table_meld_cards
 from rummy_env.scenario import make_state
@@ -312,3 +313,51 @@ def test_R4_taking_the_top_is_listed_exactly_when_it_can_be_placed(seed):
         plays = [m for m in moves if m[0] not in (DISCARD,)]
         state.apply(rng.choice(plays if plays and rng.random() < 0.8 else moves))
     assert checked == 12 or state.is_over
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1))
+def test_R4_R5_owed_cards_survive_the_to_dict_round_trip(seed):
+    """A state owing cards reads back from JSON owing the same cards, with the same moves."""
+    for state in owed_states(seed, 6):
+        again = GameState.from_dict(json.loads(json.dumps(state.to_dict())))
+        assert again.owed_cards() == state.owed_cards() != []
+        assert again.to_dict() == state.to_dict() and again.legal_moves() == state.legal_moves()
+
+
+def goes_out(state: GameState, memo: dict) -> bool:
+    """Exhaustively: whether some plays leave one card that may be discarded and nothing owed."""
+    hand = state.hands[state.current]
+    if not state.owed_cards() and sum(hand) == 1 and not hand[state.taken_card]:
+        return True
+    table = tuple(sorted((kind, key, low, tuple(slots)) for kind, key, low, slots in state.table))
+    key = (bytes(hand), table, state.opened[state.current], state.owed_card, state.owed_jokers)
+    if key not in memo:
+        memo[key] = False
+        for play in state._table_plays()[0]:
+            trial = state.clone()
+            trial._apply_play(play)
+            if goes_out(trial, memo):
+                memo[key] = True
+                break
+    return memo[key]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1))
+def test_R4_cut_card_is_offered_exactly_when_an_exhaustive_search_goes_out(seed):
+    """The going-out search (quick tests, sleep sets, swaps first) agrees with trying every
+    sequence of plays, swaps placed anywhere (R4, R5, R6)."""
+    rng = random.Random(seed)
+    state = GameState.new("romi", rng.choice((2, 3, 4)), seed=seed)
+    checked = 0
+    while not state.is_over:
+        if state.phase == PHASE_DRAW and state.cut_card != -1:
+            trial = state.clone()
+            trial._take_cut_card()
+            assert ((TAKE_CUT, 0, 0) in state.legal_moves()) == goes_out(trial, {})
+            checked += 1
+        moves = [m for m in state.legal_moves() if m[0] != TAKE_CUT] or state.legal_moves()
+        plays = [m for m in moves if m[0] != DISCARD]
+        state.apply(rng.choice(plays if plays and rng.random() < 0.6 else moves))
+    assert checked > 0
