@@ -96,7 +96,8 @@ import numpy as np
 
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES
 from .game import (
-    DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD, GameState, Move,
+    DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD,
+    GameState, Move,
 )
 from .melds import SET
 from .ruleset import RuleSet, game_spec

@@ -4,19 +4,19 @@ A ``GameState`` is one hand. It lists its legal moves (``legal_moves``), applies
 (``apply``), and can be cloned, serialised (``to_dict`` / ``from_dict``) and replayed from its
 seed and move list (``replay``). A move is a tuple ``(kind, a, b)`` of small ints:
 
-=================  ======================  ==========================================
-kind               a, b                    meaning
-=================  ======================  ==========================================
-``DRAW``           0, 0                    take the stock top (I4, B3, R4)
-``TAKE_DISCARD``   0, 0                    take the discard top (G7, R4)
-``TAKE_CUT``       0, 0                    römi: take the cut card and go out (R4)
-``DISCARD``        card, 0                 discard ``card``, ending the turn
-``DECLARE``        card, 0                 Indian: discard ``card`` and declare (I5)
-``MELD``           template id, 0          lay a meld template on the table (B3, R5)
-``PLACE``          card, table slot        lay off ``card``, or swap it for a joker (R5);
-                                           a joker goes to a run's high end
-``PLACE_JOKER_LOW`` table slot, 0          lay a joker off at a run's low end (R5)
-=================  ======================  ==========================================
+====================  ====================  ==============================================
+kind                  a, b                  meaning
+====================  ====================  ==============================================
+``DRAW``              0, 0                  take the stock top (I4, B3, R4)
+``TAKE_DISCARD``      0, 0                  take the discard top (G7, R4)
+``TAKE_CUT``          0, 0                  römi: take the cut card and go out (R4)
+``DISCARD``           card, 0               discard ``card``, ending the turn
+``DECLARE``           card, 0               Indian: discard ``card`` and declare (I5)
+``MELD``              template id, 0        lay a meld template on the table (B3, R5)
+``PLACE``             card, table slot      lay off ``card`` (a joker: at a run's high
+                                            end), or swap it for a joker (R5)
+``PLACE_JOKER_LOW``   table slot, 0         römi: lay a joker off at a run's low end (R5)
+====================  ====================  ==============================================
 
 Römi cards owed to the table (R4, R5): the discard top taken after the first turn
 (``owed_card``) and jokers taken by swaps or from the discard pile (``owed_jokers``) must be on
@@ -33,7 +33,9 @@ from itertools import compress
 
 from . import solver
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, format_card, format_cards, make_card
-from .melds import RUN as RUN_MELD, SET as SET_MELD, MeldRules, is_meld_cards, meld_templates, table_meld_cards, table_meld_from_template
+from .melds import RUN as RUN_MELD
+from .melds import SET as SET_MELD
+from .melds import MeldRules, is_meld_cards, meld_templates, table_meld_cards, table_meld_from_template
 from .ruleset import RuleSet, make_ruleset
 from .table import JOKER_LOW_END, LAY_OFF, SWAP, held_bits, place_card, placements, suit_masks, template_index
 
@@ -68,7 +70,8 @@ def _as_move(move) -> Move:
     except TypeError:
         raise IllegalMoveError(f"illegal move {move!r}: a move is a tuple (kind, a, b) of three ints") from None
     if len(items) != 3:
-        raise IllegalMoveError(f"illegal move {move!r}: a move is a tuple (kind, a, b) of three ints, not {len(items)} items")
+        raise IllegalMoveError(
+            f"illegal move {move!r}: a move is a tuple (kind, a, b) of three ints, not {len(items)} items")
     out = []
     for name, x in zip(("kind", "a", "b"), items):
         if isinstance(x, bool) or not hasattr(type(x), "__index__"):
@@ -385,7 +388,8 @@ class GameState:
         if top != JOKER:
             held_cards, table_jokers = facts if facts is not None else self._hand_facts()
             hand = self.hands[self.current]
-            if not _has_home(top, held_cards | 1 << top, hand[JOKER], table_jokers, self.table, self.rules.ace_high, hand):
+            held_cards |= 1 << top  # the hand once it has taken the top
+            if not _has_home(top, held_cards, hand[JOKER], table_jokers, self.table, self.rules.ace_high, hand):
                 return False
         trial = self._trial()
         trial._apply_take_discard()
@@ -621,15 +625,18 @@ class GameState:
         if kind == TAKE_CUT:
             if not rules.cut_card:
                 return f"illegal move {text}: only römi has a cut card (R2)"
-            return f"illegal move {text} for {player}: the cut card may be taken only to go out, and going out is not possible (R4)"
+            return (f"illegal move {text} for {player}: the cut card may be taken only to go out, "
+                    f"and going out is not possible (R4)")
         if kind in (MELD, PLACE, PLACE_JOKER_LOW) and not rules.table_melds:
             return f"illegal move {text}: Indian Rummy lays no melds on the table (I9)"
         card = JOKER if kind == PLACE_JOKER_LOW else a
-        if kind in (DISCARD, DECLARE, PLACE, PLACE_JOKER_LOW) and not (0 <= card < NUM_TYPES and self.hands[self.current][card]):
+        held = 0 <= card < NUM_TYPES and self.hands[self.current][card]
+        if kind in (DISCARD, DECLARE, PLACE, PLACE_JOKER_LOW) and not held:
             return f"illegal move {text} for {player}: that card is not in the hand"
         owed = self.owed_cards()
         if kind in (DISCARD, DECLARE) and owed:
-            return f"illegal move {text} for {player}: {format_cards(owed)} must be placed on the table before the turn ends (R4, R5)"
+            return (f"illegal move {text} for {player}: {format_cards(owed)} must be placed on the table "
+                    f"before the turn ends (R4, R5)")
         if kind in (DISCARD, DECLARE) and a == self.taken_card:
             return f"illegal move {text} for {player}: {format_card(a)} was just taken and may not be discarded (G7)"
         if kind == DECLARE:
@@ -644,9 +651,11 @@ class GameState:
         plays, swaps = self._table_plays()
         if (kind, a, b) in plays:  # allowed by the table rules, refused by the look-ahead
             if not owed and (kind, a, b) in swaps:
-                return f"illegal move {text} for {player}: the joker it frees could not be placed again this turn, leaving a card to discard (R5)"
+                return (f"illegal move {text} for {player}: the joker it frees could not be placed again this "
+                        f"turn, leaving a card to discard (R5)")
             return (f"illegal move {text} for {player}: after it, the cards owed to the table "
-                    f"({format_cards(owed) if owed else '*'}) could not all be placed this turn, leaving a card to discard (R4, R5)")
+                    f"({format_cards(owed) if owed else '*'}) could not all be placed this turn, "
+                    f"leaving a card to discard (R4, R5)")
         if kind == MELD:
             why = self._why_meld_refused(a)
         elif kind == PLACE:
@@ -684,7 +693,8 @@ class GameState:
             if rules.max_jokers is not None and slots.count(JOKER) >= rules.max_jokers:
                 return f"table meld {slot} already holds {rules.max_jokers} jokers, the most a meld may hold (R3)"
             if (JOKER, JOKER_LOW_END) in entries:
-                return f"the run on table meld {slot} is closed at its high end: a joker goes to its low end as its own move (R5)"
+                return (f"the run on table meld {slot} is closed at its high end: a joker goes to its low end "
+                        f"as its own move (R5)")
             return f"table meld {slot} has no room for another card (G3, G4)"
         if kind == SET_MELD:
             if card % NUM_RANKS != key:
@@ -807,12 +817,11 @@ class GameState:
             state.must_place = check.integer("must_place", data.get("must_place", -1), -1, JOKER)
         state.laid_this_turn = check.flag("laid_this_turn", data["laid_this_turn"])
         state.turns_taken = check.rows("turns_taken", data["turns_taken"], n, 1 << 30)
-        state.opened = [check.flag(f"opened[{p}]", x) for p, x in enumerate(check.seq("opened", data["opened"], n))]
-        state.has_laid = [check.flag(f"has_laid[{p}]", x) for p, x in enumerate(check.seq("has_laid", data["has_laid"], n))]
-        state.hands = [check.rows(f"hands[{p}]", h, NUM_TYPES, 255) for p, h in enumerate(check.seq("hands", data["hands"], n))]
-        state.known = [check.rows(f"known[{p}]", k, NUM_TYPES, 255) for p, k in enumerate(check.seq("known", data["known"], n))]
-        state.discarded = [check.rows(f"discarded[{p}]", d, NUM_TYPES, 255)
-                           for p, d in enumerate(check.seq("discarded", data["discarded"], n))]
+        state.opened = check.flags("opened", data["opened"], n)
+        state.has_laid = check.flags("has_laid", data["has_laid"], n)
+        state.hands = check.per_player("hands", data["hands"], n)
+        state.known = check.per_player("known", data["known"], n)
+        state.discarded = check.per_player("discarded", data["discarded"], n)
         state.stock = check.cards("stock", data["stock"])
         state.discard = check.cards("discard", data["discard"])
         state.table = [check.table_meld(i, m) for i, m in enumerate(check.seq("table", data["table"]))]
@@ -876,6 +885,13 @@ class _StateCheck:
     def rows(self, name: str, value, length: int, most: int) -> list[int]:
         return [self.integer(f"{name}[{i}]", x, 0, most) for i, x in enumerate(self.seq(name, value, length))]
 
+    def flags(self, name: str, value, length: int) -> list[bool]:
+        return [self.flag(f"{name}[{i}]", x) for i, x in enumerate(self.seq(name, value, length))]
+
+    def per_player(self, name: str, value, players: int) -> list[list[int]]:
+        """One row of 53 card counts per player."""
+        return [self.rows(f"{name}[{p}]", row, NUM_TYPES, 255) for p, row in enumerate(self.seq(name, value, players))]
+
     def cards(self, name: str, value) -> list[int]:
         return [self.integer(f"{name}[{i}]", x, 0, JOKER) for i, x in enumerate(self.seq(name, value))]
 
@@ -887,8 +903,11 @@ class _StateCheck:
             raise InvalidStateError(f"state dict: {name}: {rules.game!r} lays no melds on the table (I9)")
         kind, key, low, slots = self.seq(name, meld, 4)
         self.integer(f"{name} kind", kind, 0, 1)
-        slots = self.cards(f"{name} slots", slots) if kind == RUN_MELD else [
-            self.integer(f"{name} slots[{s}]", x, -1, JOKER) for s, x in enumerate(self.seq(f"{name} slots", slots, NUM_SUITS))]
+        if kind == RUN_MELD:
+            slots = self.cards(f"{name} slots", slots)
+        else:
+            slots = [self.integer(f"{name} slots[{s}]", x, -1, JOKER)
+                     for s, x in enumerate(self.seq(f"{name} slots", slots, NUM_SUITS))]
         if kind == SET_MELD:
             self.integer(f"{name} rank", key, 0, NUM_RANKS - 1)
             self.integer(f"{name} low", low, 0, 0)
