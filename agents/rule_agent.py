@@ -421,7 +421,7 @@ class RuleAgent(Agent):
         plays = melds + places
         if not plays:
             return self._discard(view, legal)
-        if view.must_place >= 0:
+        if view.must_place >= 0 or view.owed_jokers:  # owed to the table this turn (R4, R5)
             return min(plays, key=lambda a: self._after_play(view, a))
         goes_out = 0 if self.game == "basic" else 1
         for action in plays:

@@ -104,8 +104,8 @@ def determinise(view: View, rules, rng: random.Random, seed: int = 0) -> GameSta
     state.turns_taken = [sum(row) for row in view.discarded]
     state.taken_card = view.just_taken
     # cards owed to the table this turn (R4, R5): a natural card, and jokers counted apart
-    state.owed_card = view.must_place if view.must_place not in (-1, JOKER) else -1
-    state.owed_jokers = getattr(view, "owed_jokers", int(view.must_place == JOKER))
+    state.owed_card = view.must_place
+    state.owed_jokers = view.owed_jokers
     state.opened = view.opened[:]
     state.has_laid = view.opened[:]
     state.laid_this_turn = False

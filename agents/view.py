@@ -29,7 +29,9 @@ class View:
     just_taken: int
     """The card the player to act took this turn (discard top or cut card), or -1."""
     must_place: int
-    """römi: the card the next play must place (R4, R5), or -1."""
+    """römi: the natural card owed to the table by the end of this turn (R4), or -1."""
+    owed_jokers: int
+    """römi: jokers owed to the table by the end of this turn (taken by swaps or from the pile, R4, R5)."""
     wild_card: int
     """Indian with a wild joker: the card turned up beside the stock (I2), else -1."""
     wild_rank: int | None
@@ -107,6 +109,9 @@ class ObservationReader:
             flat = part(name)
             return [flat[i * NUM_TYPES:(i + 1) * NUM_TYPES] for i in range(n)]
 
+        owed = part("must_place") if "must_place" in s else [0] * NUM_TYPES
+        owed_natural = owed.index(1) if 1 in owed[:JOKER] else -1
+        owed_jokers = owed[JOKER]
         wild = one_hot("wild_card")
         wild_rank = None if wild < 0 else (0 if wild == JOKER else wild % NUM_RANKS)
         if "table_melds" in s:
@@ -126,7 +131,8 @@ class ObservationReader:
             discard_top=one_hot("discard_top"),
             discard_rest=part("discard_rest"),
             just_taken=one_hot("just_taken"),
-            must_place=one_hot("must_place"),
+            must_place=owed_natural,
+            owed_jokers=owed_jokers,
             wild_card=wild,
             wild_rank=wild_rank,
             cut_card=one_hot("cut_card"),

@@ -1,4 +1,4 @@
-"""Agents (issue 4 item 1): the protocol, random, rule-based and policy agents, the registry, checkpoints.
+"""Agents (docs/agents.md): the protocol, random, rule-based and policy agents, the registry, checkpoints.
 
 Rule-agent scenarios are hand diagrams in G2 notation (``rummy_env.scenario.make_state``); the
 agent is given only the observation and mask of the seat to act, as in play.
