@@ -1,4 +1,4 @@
-"""Action ids, masks and observations (issue 3 items 2, 3, 6; DESIGN "Action space", "Observation")."""
+"""Action ids, masks and observations (`docs/env.md` "Actions" and "Observation"; `rummy_env/encoding.py`)."""
 
 from __future__ import annotations
 
