@@ -320,10 +320,10 @@ class GameState:
                 out.append(move)
         return out
 
-    def _table_plays(self, first: bool = False) -> tuple[list[Move], list[Move]]:
+    def _table_plays(self) -> tuple[list[Move], list[Move]]:
         """(plays, the joker swaps among them): every meld, lay-off and swap the table rules allow
         the current player now (B3, B4, R3, R5, R6, G7), not yet asking whether cards owed to the
-        table can all be placed afterwards. With ``first``, stop at the first play found."""
+        table can all be placed afterwards."""
         rules = self.rules
         swaps: list[Move] = []
         if not rules.table_melds:
@@ -335,21 +335,16 @@ class GameState:
         may_empty = rules.out_without_discard  # B4; römi needs a last discard (R6)
         index = template_index(rules.ace_high, rules.max_jokers)
         templates = index.templates
-        moves: list[Move] = []
         meld_moves = _MELD_MOVES
+        moves: list[Move] = []
         for tid, jokers in index.layable(hand):
             left = size - len(templates[tid].cards)
-            if left == 0:
-                if may_empty:
-                    moves.append(meld_moves[tid])
-                    if first:
-                        return moves, swaps
+            if left == 0 and not may_empty:
                 continue
-            if taken != -1 and left == hand[taken] - (jokers if taken == JOKER else taken in templates[tid].cards):
-                continue  # G7: only the card just taken would be left to discard
+            if left and taken != -1:
+                if left == hand[taken] - (jokers if taken == JOKER else taken in templates[tid].cards):
+                    continue  # G7: only the card just taken would be left to discard
             moves.append(meld_moves[tid])
-            if first:
-                return moves, swaps
         if rules.layoff_needs_own_meld and not self.opened[player]:
             return moves, swaps  # R5: lay-offs and swaps need a meld of one's own on the table
         left = size - 1
@@ -361,20 +356,11 @@ class GameState:
                     move = (PLACE, card, slot)
                     moves.append(move)
                     swaps.append(move)
-                    if first:
-                        return moves, swaps
-                    continue
-                if left == 0:
+                elif left == 0:
                     if may_empty:
                         moves.append((PLACE, card, slot))
-                        if first:
-                            return moves, swaps
-                    continue
-                if taken != -1 and left == hand[taken] - (card == taken):
-                    continue  # G7
-                moves.append((PLACE_JOKER_LOW, slot, 0) if how == JOKER_LOW_END else (PLACE, card, slot))
-                if first:
-                    return moves, swaps
+                elif not (taken != -1 and left == hand[taken] - (card == taken)):  # G7
+                    moves.append((PLACE_JOKER_LOW, slot, 0) if how == JOKER_LOW_END else (PLACE, card, slot))
         return moves, swaps
 
     def _can_place_top(self, facts: tuple[int, list[int]] | None = None) -> bool:
