@@ -114,6 +114,23 @@ def test_R4_top_that_no_plays_can_place_is_refused():
     refuse(state, TAKE, "take_discard", "R4")
 
 
+def test_R4_joker_top_placed_after_an_opening_meld_at_either_end():
+    # römi, later turn, player 0 has not opened, the table is empty.
+    #   hand: 5h 6h 7h Kd Qc     discard top: *
+    # The joker taken is owed to the table (R4). Opening with 5h 6h 7h (no joker) is legal: the
+    # joker can then go at either end of that run (R5), and Kd or Qc is left to discard.
+    state = make_state("romi", hands=["5h 6h 7h Kd Qc", "2d 3d"], discard="4c *", stock="Ah", opened=[False, True])
+    state.apply(TAKE)
+    assert state.owed_cards() == [JOKER]
+    assert meld("romi", "5h 6h 7h") in legal(state)
+    refuse(state, discard("Kd"), "must be placed on the table", "R4")
+    state.apply(meld("romi", "5h 6h 7h"))
+    assert legal(state) == {(PLACE, JOKER, 0), joker_low(0)}
+    state.apply(joker_low(0))
+    assert table_text(state, 0) == ["*=4h", "5h", "6h", "7h"]
+    assert legal(state) == discards("Kd Qc")
+
+
 # ------------------------------------------------------------------------- R5: swapped jokers
 
 
