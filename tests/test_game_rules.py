@@ -624,7 +624,7 @@ def test_R4_first_turn_takes_discard_freely():
 
 def test_R4_discard_taken_after_first_turn_must_be_placed():
     # römi, later turn.   hand: 5h 6h Kd Qs     discard top: 7h
-    # 7h may be taken because 5h 6h 7h can be laid at once, and the next play must lay it (R4).
+    # 7h may be taken because 5h 6h 7h can lay it this turn; the turn cannot end before it is laid (R4).
     state = make_state("romi", hands=["5h 6h Kd Qs", "2d 3d"], discard="4c 7h", stock="3d")
     assert legal(state) == {DRAW_STOCK, TAKE}
     state.apply(TAKE)
