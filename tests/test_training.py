@@ -179,6 +179,10 @@ def test_short_run_writes_logs_checkpoints_and_curves(game, tmp_path):
     assert meta["model"]["kind"] == "card" and meta["version"] == 2
     assert load_yaml(run_dir / "config.yaml")["game"] == game
     assert results["final_evaluation"]["random"]["hands"] == 4
+    from agents.training.curves import main as curves_main
+
+    assert curves_main([str(run_dir), "--out", str(tmp_path / "again.png")]) == 0
+    assert (tmp_path / "again.png").stat().st_size > 10_000
     from agents.registry import make_agent
 
     agent = make_agent(f"ppo:{run_dir / 'best.pt'}", game, 2)  # the arena's spec

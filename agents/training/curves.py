@@ -1,8 +1,17 @@
-"""The learning-curve picture of a run: evaluation results and training statistics against decisions."""
+"""The learning-curve picture of a run: evaluation results and training statistics against decisions.
+
+``python -m agents.training.curves RUN_DIR`` draws it again from the run's ``checkpoint.pt``.
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 from pathlib import Path
+
+SMOOTHING = 5
+"""Updates averaged in the training-hands panel."""
 
 
 def plot_learning_curves(history: list[dict], evaluations: list[dict], path: str | Path, title: str = "") -> Path:
@@ -17,24 +26,35 @@ def plot_learning_curves(history: list[dict], evaluations: list[dict], path: str
     (won, points), (train, losses) = axes
     opponents = sorted({o for e in evaluations for o in e["results"]})
     for opponent in opponents:
-        rows = [(e["learner_steps"], e["results"][opponent]) for e in evaluations if opponent in e["results"]]
-        x = [s for s, _ in rows]
-        for axis, key, scale in ((won, "win_rate", 100), (points, "points", 1)):
-            y = [r[key] * scale for _, r in rows]
-            low = [r[f"{key}_low"] * scale for _, r in rows]
-            high = [r[f"{key}_high"] * scale for _, r in rows]
-            axis.plot(x, y, marker="o", label=f"vs {opponent}")
-            axis.fill_between(x, low, high, alpha=0.2)
-    won.set(title="evaluation: decided hands won (%), 95% interval", xlabel="learner decisions", ylim=(0, 100))
+        for final in (False, True):
+            rows = [(e["learner_steps"], e["results"][opponent]) for e in evaluations
+                    if opponent in e["results"] and e.get("final", False) == final]
+            if not rows:
+                continue
+            x = [s for s, _ in rows]
+            for axis, key, scale in ((won, "win_rate", 100), (points, "points", 1)):
+                y = [r[key] * scale for _, r in rows]
+                low = [r[f"{key}_low"] * scale for _, r in rows]
+                high = [r[f"{key}_high"] * scale for _, r in rows]
+                if final:  # other, more deals: a point of its own with its interval
+                    axis.errorbar(x, y, yerr=[[a - b for a, b in zip(y, low)], [b - a for a, b in zip(y, high)]],
+                                  fmt="D", capsize=4, label=f"vs {opponent}, final (more deals)")
+                else:
+                    axis.plot(x, y, marker="o", label=f"vs {opponent}")
+                    axis.fill_between(x, low, high, alpha=0.2)
+    won.set(title="evaluation: decided hands won (%), 95% interval", xlabel="learner decisions", ylim=(0, 101))
     won.axhline(50, color="grey", linewidth=0.8, linestyle="--")
     points.set(title="evaluation: points per hand, 95% interval", xlabel="learner decisions")
     points.axhline(0, color="grey", linewidth=0.8, linestyle="--")
     steps = [h["learner_steps"] for h in history]
-    keys = sorted({k for h in history for k in h if k.startswith("train/win_rate/")})
-    for key in keys:
-        train.plot(steps, [100 * h.get(key, float("nan")) for h in history], label=key.rsplit("/", 1)[-1], alpha=0.8)
-    train.set(title="training hands: share of decided hands won (%), per update", xlabel="learner decisions",
-              ylim=(0, 100))
+    for name in ("rule", "random"):
+        key = f"train/win_rate/{name}"
+        values = [100 * h.get(key, float("nan")) for h in history]
+        smooth = [_mean(values[max(0, i - SMOOTHING + 1):i + 1]) for i in range(len(values))]
+        train.plot(steps, smooth, label=f"vs {name}")
+    train.axhline(50, color="grey", linewidth=0.8, linestyle="--")
+    train.set(title=f"training hands: share of decided hands won (%), mean of {SMOOTHING} updates",
+              xlabel="learner decisions", ylim=(0, 101))
     for key in ("policy_loss", "value_loss", "entropy", "approx_kl"):
         losses.plot(steps, [h.get(key, float("nan")) for h in history], label=key)
     losses.set(title="PPO", xlabel="learner decisions")
@@ -48,3 +68,33 @@ def plot_learning_curves(history: list[dict], evaluations: list[dict], path: str
     figure.savefig(target, dpi=90)
     plt.close(figure)
     return target
+
+
+def _mean(values: list[float]) -> float:
+    finite = [v for v in values if v == v]
+    return sum(finite) / len(finite) if finite else float("nan")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agents.training.curves",
+                                     description="Draw a training run's learning curves again from its checkpoint.pt.")
+    parser.add_argument("run_dir", help="the run folder")
+    parser.add_argument("--out", help="the PNG to write (default: RUN_DIR/learning_curves.png)")
+    args = parser.parse_args(argv)
+    from agents.policy import CheckpointError, load_training_state
+
+    run_dir = Path(args.run_dir)
+    try:
+        _, meta, state = load_training_state(run_dir / "checkpoint.pt")
+    except CheckpointError as error:
+        parser.error(str(error))
+    config = meta.get("config", {})
+    title = f"{config.get('game')}, {config.get('num_players')} players, seed {config.get('seed')}"
+    out = plot_learning_curves(json.loads(state["history"]), json.loads(state["evaluations"]),
+                               args.out or run_dir / "learning_curves.png", title)
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
