@@ -301,7 +301,7 @@ class GameState:
         finishers: list[Move] = []  # plays that place every owed card by themselves
         if check is None:
             hand, size, taken = self.hands[self.current], sum(self.hands[self.current]), self.taken_card
-            uses = {move: _cards_used(self, move) for move in moves}
+            uses = {move: None if move in swaps else _cards_used(self, move) for move in moves}
             owed, jokers = self.owed_card, self.owed_jokers
             finishers = [move for move, cards in uses.items() if cards is not None
                          and (owed == -1 or owed in cards) and cards.count(JOKER) >= jokers]
@@ -1239,7 +1239,7 @@ def _cards_used(state: GameState, play: Move) -> list[int] | None:
     if kind == MELD:
         rules = state.rules
         return template_index(rules.ace_high, rules.max_jokers).physical_cards(a, state.hands[state.current])
-    if kind == PLACE_JOKER_LOW:
+    if kind == PLACE_JOKER_LOW or a == JOKER:
         return [JOKER]
     meld = state.table[b]
     for stands_for, physical in table_meld_cards(meld):
