@@ -10,6 +10,7 @@ with the same seed and the same number of workers collects the same hands.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import traceback
 
 import torch
@@ -75,6 +76,7 @@ class Station:
 
 
 def _serve(connection, config: dict, model_config: dict, worker: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle: it checkpoints, then closes us
     station = None
     while True:
         command, arguments = connection.recv()
