@@ -199,6 +199,18 @@ def illegal_action_message(index: int, agent: str, engine_message: str) -> str:
     return f"illegal action {index}{' ' + move if move else ''} for {agent}: {why}"
 
 
+def check_episode_options(match, match_reward, max_hands, reward_scale) -> None:
+    """The options every rummy environment shares (match mode, ``reward_scale``); a bad one names itself."""
+    if not isinstance(match, bool):
+        raise ValueError(f"option match={match!r} must be True or False")
+    if match_reward not in MATCH_REWARDS:
+        raise ValueError(f"option match_reward={match_reward!r}: expected 'points' or 'win'")
+    if isinstance(max_hands, bool) or not isinstance(max_hands, int) or max_hands < 1:
+        raise ValueError(f"option max_hands={max_hands!r} is out of range: expected an int >= 1")
+    if not _is_number(reward_scale) or not 0 < reward_scale < math.inf:
+        raise ValueError(f"option reward_scale={reward_scale!r}: expected a finite number > 0")
+
+
 class raw_env(AECEnv, EzPickle):
     """PettingZoo AEC environment of one rummy game; see the module docstring for the tables."""
 
@@ -219,14 +231,7 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"render_mode={render_mode!r} is not supported: expected None, 'human' or 'ansi'")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"option illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
-        if not isinstance(match, bool):
-            raise ValueError(f"option match={match!r} must be True or False")
-        if match_reward not in MATCH_REWARDS:
-            raise ValueError(f"option match_reward={match_reward!r}: expected 'points' or 'win'")
-        if isinstance(max_hands, bool) or not isinstance(max_hands, int) or max_hands < 1:
-            raise ValueError(f"option max_hands={max_hands!r} is out of range: expected an int >= 1")
-        if not _is_number(reward_scale) or not 0 < reward_scale < math.inf:
-            raise ValueError(f"option reward_scale={reward_scale!r}: expected a finite number > 0")
+        check_episode_options(match, match_reward, max_hands, reward_scale)
         if illegal_reward is not None and (not _is_number(illegal_reward) or not math.isfinite(illegal_reward)):
             raise ValueError(f"option illegal_reward={illegal_reward!r}: expected a finite number or None")
         self.metadata = dict(self.metadata, name=ENV_NAMES[game])

@@ -43,14 +43,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .aec_env import ENV_NAMES, IllegalActionError, max_hand_payment
+from .aec_env import ENV_NAMES, MATCH_REWARDS, IllegalActionError, check_episode_options, max_hand_payment
 from .encoding import ObservationEncoder, ObservationTracker, action_layout, layout_for, move_ids
 from .game import DRAW, PHASE_OVER, GameState, IllegalMoveError
 from .match import Match
 from .ruleset import GAMES, make_ruleset
 
 BACKENDS = ("python",)
-MATCH_REWARDS = ("points", "win")
 
 __all__ = ["VectorGame", "HandEnd", "IllegalActionError", "BACKENDS"]
 
@@ -83,15 +82,7 @@ class VectorGame:
             raise ValueError(f"num_envs={num_envs!r}: expected an int >= 1")
         if backend not in BACKENDS:
             raise ValueError(f"backend={backend!r}: expected one of {', '.join(map(repr, BACKENDS))}")
-        if not isinstance(match, bool):
-            raise ValueError(f"match={match!r}: expected True or False")
-        if match_reward not in MATCH_REWARDS:
-            raise ValueError(f"match_reward={match_reward!r}: expected 'points' or 'win'")
-        if isinstance(max_hands, bool) or not isinstance(max_hands, int) or max_hands < 1:
-            raise ValueError(f"max_hands={max_hands!r}: expected an int >= 1")
-        if (isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float))
-                or not 0 < reward_scale < float("inf")):
-            raise ValueError(f"reward_scale={reward_scale!r}: expected a finite number > 0")
+        check_episode_options(match, match_reward, max_hands, reward_scale)
         self.rules = make_ruleset(game, num_players, **rule_options)
         self.game = game
         self.name = ENV_NAMES[game]
