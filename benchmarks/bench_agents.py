@@ -24,7 +24,7 @@ from agents.registry import make_agent  # noqa: E402
 from rummy_env.encoding import ObservationEncoder, action_layout, action_mask  # noqa: E402
 from rummy_env.game import GameState  # noqa: E402
 
-GAMES = ("indian", "basic", "romi")
+from rummy_env.ruleset import GAMES  # noqa: E402
 
 
 def decisions_per_second(spec: str, game: str, seconds: float, num_players: int = 2) -> dict:

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rummy_env.aec_env import ENV_NAMES, raw_env  # noqa: E402
 
-GAMES = ("indian", "basic", "romi")
+from rummy_env.ruleset import GAMES  # noqa: E402
 TARGETS = {"indian": 35_000, "basic": 20_000, "romi": 20_000}
 
 

@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 from rummy_env.encoding import ObservationEncoder, action_layout, action_mask  # noqa: E402
 from rummy_env.game import GameState  # noqa: E402
 
-GAMES = ("indian", "basic", "romi")
+from rummy_env.ruleset import GAMES  # noqa: E402
 TARGET_US = 100.0
 
 

@@ -16,9 +16,8 @@ import sys
 from .cards import format_cards, sort_key
 from .game import GameState
 from .melds import table_meld_cards
-from .ruleset import make_ruleset
+from .ruleset import GAMES, make_ruleset
 
-GAMES = ("indian", "basic", "romi")
 TITLES = {"indian": "Indian Rummy", "basic": "Basic Rummy", "romi": "Indiai römi"}
 
 

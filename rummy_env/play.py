@@ -323,7 +323,8 @@ class PlaySession:
         if game == "indian":
             return f"penalty {penalty} (I7)"
         if game == "romi" and not state.opened[player]:
-            return f"cards {penalty}; pays 80 without a meld of one's own on the table (R7)"
+            return (f"cards {penalty}; pays {state.rules.unopened_penalty} without a meld of one's own "
+                    "on the table (R7)")
         return f"cards worth {penalty} ({'B5' if game == 'basic' else 'R7'})"
 
     def show(self, state: GameState, totals: Sequence[int] | None, hand_number: int) -> None:

@@ -21,8 +21,8 @@ from . import solver
 from .cards import JOKER, NUM_NATURAL, CardError, card_values, format_card, parse_rank, rank_of, to_counts
 from .cards import parse_cards as _parse_cards
 from .melds import MAX_RUN, is_meld_cards, meld_rules
+from .ruleset import GAMES
 
-GAMES = ("indian", "basic", "romi")
 _COPIES = {"indian": 2, "basic": 1, "romi": 2}
 _MAX_JOKERS = {"indian": 8, "basic": 0, "romi": 2}
 MAX_INDIAN_HAND = 14

@@ -46,8 +46,8 @@ from typing import NamedTuple
 
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, card_values
 from .melds import MAX_RUN, MELD_RULES
+from .ruleset import GAMES
 
-GAMES = ("indian", "basic", "romi")
 INF = 1 << 30
 """The penalty search's "impossible" (no arrangement with both lives)."""
 
