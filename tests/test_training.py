@@ -180,6 +180,7 @@ def test_short_run_writes_logs_checkpoints_and_curves(game, players, tmp_path):
     assert meta["model"]["kind"] == "card" and meta["version"] == 2
     assert load_yaml(run_dir / "config.yaml")["game"] == game
     assert results["final_evaluation"]["random"]["hands"] >= 2 * players
+    assert results["cpu_seconds"] >= results["cpu_seconds_main_process"] > 0
     from agents.training.curves import main as curves_main
 
     assert curves_main([str(run_dir), "--out", str(tmp_path / "again.png")]) == 0

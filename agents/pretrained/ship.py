@@ -25,7 +25,7 @@ from pathlib import Path
 from ..base import AgentError
 from . import CARD_FORMAT, PRETRAINED_DIR
 
-CPU_TIME_KEYS = ("cpu_seconds_main_process", "cpu_seconds", "cpu_time_s")
+CPU_TIME_KEYS = ("cpu_seconds", "cpu_seconds_main_process", "cpu_time_s")
 """Where a run records its CPU time: the trainer's ``results.json`` beside the checkpoint, or the
 checkpoint's config (the first key found is used)."""
 OPPONENTS = ("random", "rule")
@@ -133,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m agents.pretrained.ship",
         description="Export a trainer run's best checkpoint as the shipped pretrained policy of its game "
                     "(agents/pretrained/<game>.onnx) with a model card (<game>.json): trainer config, CPU "
-                    "time, and arena results against random and rule on duplicate deals with 95%% intervals.",
+                    "time, and arena results against random and rule on duplicate deals with 95% intervals.",
         epilog="Example: python -m agents.pretrained.ship runs/indian/best.pt --hands 2000 --workers 2",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

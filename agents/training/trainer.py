@@ -28,6 +28,7 @@ import json
 import math
 import os
 import random
+import resource
 import shutil
 import time
 from pathlib import Path
@@ -87,6 +88,7 @@ class Run:
         self.evaluations: list[dict] = []
         self.clone_report: dict = {}
         self.cpu_seconds = 0.0
+        self.cpu_seconds_all = 0.0
 
     # ------------------------------------------------------------------ checkpoints
 
@@ -96,7 +98,8 @@ class Run:
             "snapshots": self.snapshots, "generator": self.generator.get_state(),
             "torch_rng": torch.get_rng_state(), "counters": {
                 "update": self.update, "learner_steps": self.learner_steps, "env_steps": self.env_steps,
-                "cloned": self.cloned, "best_points": self.best_points, "cpu_seconds": self.cpu_seconds},
+                "cloned": self.cloned, "best_points": self.best_points, "cpu_seconds": self.cpu_seconds,
+                "cpu_seconds_all": self.cpu_seconds_all},
             "history": json.dumps(self.history), "evaluations": json.dumps(self.evaluations),
             "clone_report": json.dumps(self.clone_report),
         }
@@ -124,6 +127,7 @@ class Run:
             self.cloned = bool(counters["cloned"])
             self.best_points = float(counters["best_points"])
             self.cpu_seconds = float(counters["cpu_seconds"])
+            self.cpu_seconds_all = float(counters.get("cpu_seconds_all", 0.0))
             self.history = json.loads(state["history"])
             self.evaluations = json.loads(state["evaluations"])
             self.clone_report = json.loads(state["clone_report"])
@@ -304,6 +308,7 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
     num_updates = math.ceil(config.total_steps / config.rollout_size) if config.total_steps else 0
     stations = Stations(to_dict(config), model_config(config))
     cpu_start = time.process_time()
+    all_start = _cpu_of_all()
     wall_start = time.perf_counter()
     bar = None
     try:
@@ -371,7 +376,9 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
+        stations.close()
         run.cpu_seconds += time.process_time() - cpu_start
+        run.cpu_seconds_all += _cpu_of_all() - all_start
         run.save()
         log(f"interrupted: checkpoint written at update {run.update}; continue with --resume {run_dir}")
         raise
@@ -382,12 +389,14 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
     run.cpu_seconds += time.process_time() - cpu_start
     log("final evaluation")
     final = _evaluate(run, writer, config.final_eval_deals, log, None, final=True)
+    run.cpu_seconds_all += _cpu_of_all() - all_start
     run.save()
     run.save("final.pt", with_state=False)
     if not (run_dir / "best.pt").exists():
         shutil.copyfile(run_dir / "final.pt", run_dir / "best.pt")
     results = {"run_dir": str(run_dir), "updates": run.update, "learner_steps": run.learner_steps,
-               "env_steps": run.env_steps, "cpu_seconds_main_process": run.cpu_seconds,
+               "env_steps": run.env_steps, "cpu_seconds": run.cpu_seconds_all,
+               "cpu_seconds_main_process": run.cpu_seconds,
                "wall_seconds": time.perf_counter() - wall_start, "clone": run.clone_report,
                "final_evaluation": final, "best_points_vs_rule": run.best_points, "config": to_dict(config)}
     (run_dir / "results.json").write_text(json.dumps(results, indent=2, default=float))
@@ -397,6 +406,13 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
     log(describe(final))
     log(f"run folder: {run_dir} (tensorboard --logdir {run_dir.parent})")
     return results
+
+
+def _cpu_of_all() -> float:
+    """CPU seconds of this process and of its finished children (the collecting and arena processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _pool_arguments(run: Run) -> tuple[list[str], list[float]]:
