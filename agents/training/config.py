@@ -49,8 +49,8 @@ class TrainConfig:
     num_envs: int = _f(64, "hands stepped together in each collecting process", low=1)
     num_workers: int = _f(2, "collecting processes (0: collect in the training process)", low=0, high=64)
     torch_threads: int = _f(1, "torch threads per collecting process (on a busy 2-core machine, 1 is fastest)", low=1)
-    learner_threads: int = _f(2, "torch threads of the training process while it clones and updates (the "
-                              "collecting processes wait meanwhile)", low=1)
+    learner_threads: int = _f(1, "torch threads of the training process while it clones and updates (2 can "
+                              "help on an idle 2-core machine; on a busy one it is several times slower)", low=1)
     progress: bool = _f(True, "show a progress bar")
     # --- the network
     network: str = _f("card", "card: per-card features shared across cards; mlp: a plain MLP", choices=("card", "mlp"))
