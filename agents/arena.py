@@ -282,7 +282,13 @@ def run_arena(config: ArenaConfig, workers: int = 1, progress: bool = True,
                 records.extend(got)
                 bar.update(len(got))
         else:
-            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+            # a forked child of a process whose torch has started OpenMP threads can hang in its
+            # first torch call: fork only while torch is not loaded here
+            methods = multiprocessing.get_all_start_methods()
+            if "fork" in methods and "torch" not in sys.modules:
+                method = "fork"
+            else:
+                method = "forkserver" if "forkserver" in methods else "spawn"
             context = multiprocessing.get_context(method)
             with context.Pool(workers, initializer=_init_worker, initargs=(config,)) as workers_pool:
                 for got in workers_pool.imap(_run_task, tasks, chunksize=1):

@@ -299,3 +299,25 @@ def test_agents_that_break_the_mask_are_stopped():
     with pytest.raises(AgentError, match="'cheater' in seat 0 chose action .* which its mask forbids"):
         run_arena(config, progress=False,
                   factory=lambda spec, i: Cheater("basic", 2) if spec == "cheater" else RandomAgent("basic", 2))
+
+
+def test_policy_checkpoint_with_two_workers_does_not_hang(tmp_path):
+    """A parent that loaded torch (and started its threads) must not fork arena workers: a forked
+    child could hang in its first torch call. The run finishes, with the same records as one worker."""
+    import subprocess
+    import sys
+
+    torch = pytest.importorskip("torch")
+    from agents.policy import build_network, save_checkpoint
+
+    torch.manual_seed(0)
+    path = save_checkpoint(tmp_path / "mlp.pt", build_network("indian", 2, {"kind": "mlp", "hidden": [32]}),
+                           "indian", 2)
+    results = []
+    for workers in ("2", "1"):
+        out = tmp_path / f"w{workers}.json"
+        subprocess.run([sys.executable, "-m", "agents.arena", "--game", "indian", "--agents", f"ppo:{path}", "rule",
+                        "--hands", "8", "--workers", workers, "--json", str(out), "--no-progress"],
+                       check=True, timeout=240, capture_output=True)
+        results.append(json.loads(out.read_text())["agents"])
+    assert results[0] == results[1]
