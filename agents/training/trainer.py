@@ -318,7 +318,6 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
             run.cloned = True
             _evaluate(run, writer, config.eval_deals, log, None)
             run.save()
-        names = run.pool.opponents
         stations.reseed(config.seed + run.update)
         stations.pool_update(*_pool_arguments(run), run.snapshots)
         bar = tqdm(total=num_updates * config.rollout_size, initial=min(run.update, num_updates) * config.rollout_size,
@@ -346,7 +345,7 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
                       "charts/learner_steps_per_s": len(rollout) / elapsed,
                       "charts/collect_seconds": collected - started, "charts/update_seconds": elapsed - (collected - started),
                       "pool/learner_elo": run.pool.learner_elo}
-            names, probs = run.pool.probabilities()
+            names, probs = run.pool.probabilities()  # before this update's snapshot: what the workers hold
             for name, p in zip(names, probs):
                 stats[f"pool/probability/{name}"] = float(p)
             for name in run.pool.opponents:
