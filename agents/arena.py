@@ -46,7 +46,7 @@ import numpy as np
 from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
 from rummy_env.game import GameState
 from rummy_env.match import Match
-from rummy_env.ruleset import GAMES, make_ruleset
+from rummy_env.ruleset import GAMES, make_ruleset, parse_option
 
 from .base import Agent, AgentError
 from .registry import AGENT_NAMES
@@ -573,18 +573,10 @@ def program_name(module: str) -> str:
 
 
 def _parse_option(text: str) -> tuple[str, object]:
-    if "=" not in text:
-        raise argparse.ArgumentTypeError(f"option {text!r}: expected KEY=VALUE, e.g. wild_joker=true")
-    key, value = text.split("=", 1)
-    lowered = value.strip().lower()
-    if lowered in ("true", "false"):
-        return key, lowered == "true"
-    if lowered == "none":
-        return key, None
     try:
-        return key, int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"option {text!r}: the value must be true, false, none or an int") from None
+        return parse_option(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -49,7 +49,7 @@ from .game import (
 from .match import Match
 from .melds import table_meld_cards
 from .render import GAME_TITLES
-from .ruleset import GAMES, RuleSet, make_ruleset
+from .ruleset import GAMES, RuleSet, make_ruleset, parse_option
 from .table import template_index
 
 HELP = [
@@ -578,18 +578,10 @@ def _stream_reader(stream, console) -> Callable[[str], str | None]:
 
 
 def _parse_option(text: str) -> tuple[str, object]:
-    key, equals, value = text.partition("=")
-    if not equals:
-        raise argparse.ArgumentTypeError(f"option {text!r}: expected KEY=VALUE, e.g. wild_joker=true")
-    lowered = value.strip().lower()
-    if lowered in ("true", "false"):
-        return key, lowered == "true"
-    if lowered == "none":
-        return key, None
     try:
-        return key, int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"option {text!r}: the value must be true, false, none or an int") from None
+        return parse_option(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -177,3 +177,21 @@ def make_ruleset(game: str, num_players: int = 2, **options) -> RuleSet:
         rummy_bonus=opts.get("rummy_bonus", False),
         values=card_values(game),
     )
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """A rule option given as ``KEY=VALUE`` text (``wild_joker=true``, ``max_turns=200``,
+    ``penalty_cap=none``): the key and the value as a bool, None or int; bad text is a
+    ``ValueError`` naming it. ``make_ruleset`` then checks the key and the value."""
+    key, equals, value = str(text).partition("=")
+    if not equals or not key:
+        raise ValueError(f"option {text!r}: expected KEY=VALUE, e.g. wild_joker=true")
+    lowered = value.strip().lower()
+    if lowered in ("true", "false"):
+        return key, lowered == "true"
+    if lowered == "none":
+        return key, None
+    try:
+        return key, int(value)
+    except ValueError:
+        raise ValueError(f"option {text!r}: the value must be true, false, none or an int") from None

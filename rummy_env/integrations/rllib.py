@@ -33,7 +33,7 @@ import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from rummy_env.ruleset import GAMES, make_ruleset
+from rummy_env.ruleset import GAMES, make_ruleset, parse_option
 
 OPPONENTS = ("self", "frozen", "rule")
 MODULE_OF = {"self": "main", "frozen": "frozen", "rule": "rule"}
@@ -347,18 +347,10 @@ def _model_json(text: str) -> dict:
 
 
 def _option(text: str) -> tuple[str, object]:
-    key, sep, value = text.partition("=")
-    if not sep:
-        raise RLlibSetupError(f"--option {text!r}: expected KEY=VALUE, e.g. max_turns=200")
-    lowered = value.strip().lower()
-    if lowered in ("true", "false"):
-        return key, lowered == "true"
-    if lowered == "none":
-        return key, None
     try:
-        return key, int(value)
-    except ValueError:
-        raise RLlibSetupError(f"--option {text!r}: the value must be true, false, none or an int") from None
+        return parse_option(text)
+    except ValueError as error:
+        raise RLlibSetupError(f"--{error}") from None
 
 
 def convert(checkpoint: str | os.PathLike, out: str | os.PathLike, game: str, num_players: int) -> Path:
