@@ -31,6 +31,11 @@ the environment.
 wrong shape or dtype, or an illegal action in any row, raises ``IllegalActionError`` naming the
 row, the action and why, and no row changes.
 
+``load(i, state)`` puts a chosen ``GameState`` (a duplicate deal, a guess of the hidden cards)
+into slot ``i``, and ``step_rows(rows, actions)`` steps only some slots, leaving the others as
+they are: the arena and the search agent's rollouts play fixed sets of hands this way, and a
+slot whose hand is done waits instead of playing one nobody wants.
+
 ``backend="python"`` is the reference engine (``rummy_env.game``); it is the only backend today
 and the place where a compiled core plugs in behind the same interface.
 """
@@ -261,6 +266,125 @@ class VectorGame:
         if len(winners) == n:
             return [0.0] * n
         return [1.0 / len(winners) if p in winners else -1.0 / (n - len(winners)) for p in range(n)]
+
+    # ------------------------------------------------------------------ chosen hands, some rows
+
+    def load(self, i: int, state: GameState, match: Match | None = None) -> None:
+        """Play ``state`` (a hand of this game, at any point before its end) in slot ``i`` from now on.
+
+        The slot plays the object itself, not a copy (pass ``state.clone()`` to keep yours), and
+        its row shows ``state`` at once. In match mode give the ``Match`` whose current hand
+        ``state`` is: its next hands are dealt from it, and the points of the match reward count
+        from the load. When the hand (match) ends, the slot deals its next one as after ``reset``
+        (a slot loaded before any ``reset`` deals as ``reset(seed=0)`` would).
+        """
+        index = self._slot(i)
+        if not isinstance(state, GameState):
+            raise TypeError(f"state of type {type(state).__name__}: expected a rummy_env.game.GameState")
+        if state.rules != self.rules:
+            raise ValueError(f"state of {state.rules.game} for {state.rules.num_players} players (its rule "
+                             f"set): expected one of this VectorGame's rule set ({self.game}, {self.num_players} players)")
+        if state.phase == PHASE_OVER:
+            raise ValueError("state: the hand is over; load a hand that still has a move to play")
+        if self.match_mode != (match is not None):
+            raise ValueError("match: expected the Match of the hand in match mode (match=True) and None otherwise"
+                             if self.match_mode else "match: given, but this VectorGame plays single hands (match=False)")
+        if match is not None and (not isinstance(match, Match) or match.is_over):
+            raise ValueError("match: expected a rummy_env.match.Match that is not over")
+        if not self._rngs:
+            self.seed = 0
+            self._rngs = [random.Random(s) for s in range(self.num_envs)]
+        self._matches[index] = match
+        self._match_points[index] = [0.0] * self.num_players
+        self.rewards[index] = 0.0
+        self.terminated[index] = False
+        self.truncated[index] = False
+        self.results[index] = None
+        self._start_hand(index, state)
+
+    def step_rows(self, rows, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Play ``actions[k]`` in slot ``rows[k]`` and leave every other slot as it is.
+
+        ``rows``: distinct slot indices (any order); ``actions``: one integer action per row. The
+        checks, automatic reset and returned buffers are those of ``step``: ``rewards``,
+        ``terminated``, ``truncated`` and ``results`` describe this call (zero, False and None in
+        rows not stepped). A bad row or action raises before any slot changes.
+        """
+        rows = self._checked_rows(rows)
+        values = self._checked_actions(rows, actions)
+        self.rewards.fill(0.0)
+        self.terminated.fill(False)
+        self.truncated.fill(False)
+        self.results = [None] * self.num_envs
+        for i, action in zip(rows, values):
+            self._play_row(i, action)
+        return self.observations, self.action_masks, self.to_act, self.rewards, self.terminated, self.truncated
+
+    def _slot(self, i) -> int:
+        try:
+            index = operator.index(i)
+        except TypeError:
+            raise TypeError(f"slot {i!r}: expected an int") from None
+        if not 0 <= index < self.num_envs:
+            raise IndexError(f"slot {i!r}: expected 0..{self.num_envs - 1}")
+        return index
+
+    def _checked_rows(self, rows) -> list[int]:
+        array = np.asarray(rows)
+        if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+            raise IllegalActionError(f"rows of shape {array.shape} and dtype {array.dtype}: expected a 1-d "
+                                     "sequence of slot indices")
+        values = array.tolist()
+        for i in values:
+            if not 0 <= i < self.num_envs:
+                raise IllegalActionError(f"row {i} is out of range: expected 0..{self.num_envs - 1}")
+            if self._states[i] is None:
+                raise IllegalActionError(f"row {i} holds no hand yet: call reset() or load() first")
+        if len(set(values)) != len(values):
+            raise IllegalActionError(f"rows {values}: a slot is listed twice")
+        return values
+
+    def _checked_actions(self, rows: list[int], actions) -> list[int]:
+        """``actions`` as ints, each allowed by its row's mask; else an error naming the row."""
+        array = np.asarray(actions)
+        if array.shape != (len(rows),):
+            raise IllegalActionError(f"actions of shape {array.shape}: expected ({len(rows)},), one per row")
+        if array.size and array.dtype.kind not in "iu":
+            raise IllegalActionError(f"actions of dtype {array.dtype}: expected integer action ids")
+        values = array.tolist()
+        masks = self.action_masks
+        for i, action in zip(rows, values):
+            if not 0 <= action < self.num_actions:
+                raise IllegalActionError(f"row {i}: action {action} is out of range: expected 0..{self.num_actions - 1}")
+            if not masks[i, action]:
+                state = self._states[i]
+                try:
+                    reason = state.why_illegal(self._moves[action])
+                except Exception:  # noqa: BLE001 - the reason is a courtesy; the refusal stands
+                    reason = "its mask forbids it"
+                raise IllegalActionError(f"row {i}: illegal action {action} for seat {state.current}: {reason}")
+        return values
+
+    def _play_row(self, i: int, action: int) -> None:
+        """One checked action in slot ``i``: the same per-row work as ``step``'s loop (tests/test_vector.py
+        steps both in lockstep)."""
+        state = self._states[i]
+        move = self._moves[action]
+        seat = state.current
+        drawn = state.stock[-1] if move[0] == DRAW and state.stock else -1
+        if state._legal is not None and state._legal is self._legal[i]:
+            state._apply_unchecked(move)
+        else:
+            state.apply(move)
+        self._trackers[i].moved(seat, move, state, drawn)
+        if state.phase == PHASE_OVER:
+            self._end_hand(i, state)
+        else:
+            self._write_row(i)
+
+    def match_of(self, i: int) -> Match | None:
+        """The match slot ``i`` is playing (match mode), else None."""
+        return self._matches[self._slot(i)]
 
     # ------------------------------------------------------------------ looking in
 
