@@ -36,8 +36,13 @@ into slot ``i``, and ``step_rows(rows, actions)`` steps only some slots, leaving
 they are: the arena and the search agent's rollouts play fixed sets of hands this way, and a
 slot whose hand is done waits instead of playing one nobody wants.
 
-``backend="python"`` is the reference engine (``rummy_env.game``); it is the only backend today
-and the place where a compiled core plugs in behind the same interface.
+Backends: ``backend="python"`` is the reference engine (``rummy_env.game``), for every game.
+``backend="numba"`` (Indian Rummy only, hand and match mode, 2 to 6 players) steps all slots in
+compiled kernels (``rummy_env.compiled.indian``) with the same deals, observations, masks,
+rewards and results for the same seeds and actions (``tests/test_vector_compiled.py`` steps both
+in lockstep); its ``state(i)`` is a new ``GameState`` rebuilt from the arrays, and ``load``
+copies the state it is given. The first process compiles the kernels (about a minute) and caches
+them on disk; later processes load them in about a second (``docs/env.md``, "Backends").
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ from .game import DRAW, PHASE_OVER, GameState, IllegalMoveError
 from .match import Match
 from .ruleset import GAMES, make_ruleset
 
-BACKENDS = ("python",)
+BACKENDS = ("python", "numba")
 
 __all__ = ["VectorGame", "HandEnd", "IllegalActionError", "BACKENDS"]
 
@@ -77,6 +82,13 @@ class HandEnd:
 
 class VectorGame:
     """``num_envs`` hands of ``game`` stepped together; see the module docstring."""
+
+    def __new__(cls, *args, backend: str = "python", **kwargs):
+        if backend == "numba" and cls is VectorGame:
+            from .compiled.vector import CompiledVectorGame  # imports numba only when asked for
+
+            return super().__new__(CompiledVectorGame)
+        return super().__new__(cls)
 
     def __init__(self, game: str = "indian", num_envs: int = 64, num_players: int = 2, *, seed: int = 0,
                  match: bool = False, match_reward: str = "points", max_hands: int = 100,
@@ -116,7 +128,12 @@ class VectorGame:
         self.truncated = np.zeros(n, bool)
         self.results: list[HandEnd | None] = [None] * n
         self._mask_bytes = memoryview(self.action_masks).cast("B")  # the mask rows as bytes, to write whole rows
+        self._init_slots()
 
+    def _init_slots(self) -> None:
+        """The per-slot engine: a ``GameState``, tracker and match per slot (the numba backend
+        replaces this with its arrays)."""
+        n, num_players = self.num_envs, self.num_players
         self._states: list[GameState | None] = [None] * n
         self._trackers = [ObservationTracker(self._encoder) for _ in range(n)]
         self._matches: list[Match | None] = [None] * n
