@@ -40,9 +40,12 @@ How a hand is solved, and why each shortcut is exact:
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Sequence
 from operator import itemgetter
 from typing import NamedTuple
+
+import numpy as _np
 
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, card_values
 from .melds import MAX_RUN, MELD_RULES
@@ -625,6 +628,48 @@ def clear_caches() -> None:
     """Forget every memoised suit profile (for benchmarks of a cold start; answers do not change)."""
     _GAMES.clear()
     _LOOSE.clear()
+    if _compiled is not None:
+        _compiled.clear_caches()
+        _compiled._RULES.clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# The switch: the compiled search (``rummy_env.compiled.solver``) or this module's, the reference.
+
+_compiled = None
+"""The compiled module while the switch is on, else None."""
+
+
+def use_compiled(on: bool = True) -> bool:
+    """Select the compiled (numba) search for ``indian_penalty``, ``min_deadwood`` and
+    ``best_arrangement`` (``on``), or this module's Python search, the reference (not ``on``).
+
+    Both give the same answers, arrangements included (``tests/test_compiled_solver.py``). The
+    default is the compiled search; setting the environment variable ``RUMMY_COMPILED=0`` before
+    the first import makes it the Python one. Returns the previous setting. Declarations
+    (``can_declare``, ``declare_discards``) and ``min_loose_cards`` always use the Python search.
+    """
+    global _compiled
+    before = _compiled is not None
+    if on:
+        from .compiled import solver as fast
+
+        _compiled = fast
+    else:
+        _compiled = None
+    return before
+
+
+def compiled_in_use() -> bool:
+    """Whether the compiled search is selected (``use_compiled``)."""
+    return _compiled is not None
+
+
+def _natural_checked(b: bytes):
+    """The 53 counts as a uint8 array, a natural card at most twice (the checks of ``summary``)."""
+    if max(b[:NUM_NATURAL]) > 2:
+        raise ValueError("a natural card is held at most twice (two decks)")
+    return _np.frombuffer(b, _np.uint8)
 
 
 def _bytes(counts: Sequence[int]) -> bytes:
@@ -648,6 +693,10 @@ def indian_penalty(counts: Sequence[int], wild_rank: int | None = None) -> int:
     """What an Indian hand pays (I7): its deadwood if it has both lives, else all its cards."""
     g = _GAMES.get(("indian", wild_rank)) or _game("indian", wild_rank)
     b = _bytes(counts)
+    if _compiled is not None:
+        got = _compiled.indian_penalty(_natural_checked(b), _compiled.rules("indian", wild_rank))
+        if got >= 0:
+            return got
     known = g.summaries
     k0, k1, k2, k3 = b[0:13], b[13:26], b[26:39], b[39:52]
     s0 = known.get(k0) or g.summary(k0)
@@ -674,6 +723,10 @@ def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None)
     b = _bytes(counts)
     if g.cap == 0 and b[JOKER]:
         raise ValueError(f"{game!r} has no jokers")
+    if _compiled is not None:
+        got, _ = _compiled.solve(_natural_checked(b), _compiled.rules(game, wild_rank), FREE)
+        if got >= 0:
+            return got
     known = g.summaries
     k0, k1, k2, k3 = b[0:13], b[13:26], b[26:39], b[39:52]
     s0 = known.get(k0) or g.summary(k0)
@@ -931,7 +984,12 @@ def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = N
         raise ValueError(f"{game!r} has no jokers")
     values = g.values
     total = sum(values[c] * n for c, n in enumerate(b))
-    got = g.arrange(b[:NUM_NATURAL], b[JOKER], LIVES if g.lives and lives else FREE)
+    mode = LIVES if g.lives and lives else FREE
+    if _compiled is not None:
+        fast = _compiled_arrangement(b, game, wild_rank, mode, total, values)
+        if fast is not None:
+            return fast
+    got = g.arrange(b[:NUM_NATURAL], b[JOKER], mode)
     if got is None:
         return Arrangement(total, (), tuple(c for c in range(NUM_TYPES) for _ in range(b[c])))
     dw, sets, entries = got
@@ -963,6 +1021,25 @@ def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = N
     return Arrangement(penalty, tuple(melds), deadwood)
 
 
+def _compiled_arrangement(b: bytes, game: str, wild_rank: int | None, mode: int, total: int,
+                          values: tuple) -> Arrangement | None:
+    """``best_arrangement`` by the compiled search (None if the hand does not fit its scratch arrays)."""
+    fast = _compiled
+    best, count = fast.solve(_natural_checked(b), fast.rules(game, wild_rank), mode, INF, True)
+    if best < 0:
+        return None
+    if count < 0:
+        return Arrangement(total, (), tuple(c for c in range(NUM_TYPES) for _ in range(b[c])))
+    _, _, melds, lengths, left = fast.workspace().out
+    laid = tuple(tuple(row) for row, n in zip(melds[:count].tolist(), lengths[:count].tolist()) for row in [row[:n]])
+    counts = left.tolist()
+    deadwood = tuple(c for c in range(NUM_TYPES) for _ in range(counts[c]))
+    penalty = sum(values[c] for c in deadwood)
+    if penalty != best:
+        raise AssertionError(f"compiled solver bookkeeping: deadwood {penalty} != {best}")
+    return Arrangement(penalty, laid, deadwood)
+
+
 def _lay_run(suit: int, pos: tuple, jokers: int, pool: list, left: list) -> tuple[int, ...]:
     """Physical cards of a run, low to high: naturals at ``pos``, jokers in the gaps, then padding."""
     lo, hi = min(pos), max(pos)
@@ -979,3 +1056,7 @@ def _lay_run(suit: int, pos: tuple, jokers: int, pool: list, left: list) -> tupl
     above = [pool.pop() for _ in range(min(pad, room_above))]
     below = [pool.pop() for _ in range(pad - len(above))]
     return tuple(below + cards + above)
+
+
+if os.environ.get("RUMMY_COMPILED", "1").strip() not in ("0", "false", "False", "no", ""):
+    use_compiled(True)

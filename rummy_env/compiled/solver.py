@@ -1,0 +1,840 @@
+"""The exact meld solver's hot paths, compiled with numba: the same search as ``rummy_env.solver``.
+
+``rummy_env.solver`` is the reference; this module runs its search step for step (the same
+candidates in the same order, the same stable Pareto sort, the same first-found tie-breaks), so
+that it returns the same *arrangement* as the reference, not only the same penalty:
+``tests/test_compiled_solver.py`` checks both in lockstep on random hands of every game and wild
+rank. Covered: the free search (least deadwood: ``min_deadwood``, ``best_arrangement``) and the
+lives search (Indian penalty, I5, I7). Declarations (``can_declare``, ``declare_discards``) stay
+in Python.
+
+How the search is laid out without Python objects:
+
+* a suit's profile entries (lives class, jokers used, deadwood, runs) live in one entry arena,
+  a profile being a (start, length) range of it, stored as ``start << 16 | length``;
+* the runs an entry holds are a linked list in a trace arena (parent, positions as a 14-bit mask,
+  jokers); a node with positions -1 marks wild cards played as jokers (I2);
+* memo tables (numba typed dicts) map (cards, joker budget) to a profile, as the reference's
+  caches do; they and the arenas persist across calls and are cleared when the arenas fill;
+* the reference's recursion over a suit's cards is an explicit stack.
+
+A call that would overflow a scratch array reports it (-2); the caller clears the memo and
+retries, and falls back to the reference if it still does not fit (very large hands only).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+INF = 1 << 30
+OVERFLOW = -2
+EVEN_BITS = sum(1 << 2 * r for r in range(13))
+JOKER = 52
+
+# params: the game's rules as small ints
+P_CAP, P_ACE, P_LIVES, P_WILD, P_WILD_BIT, P_KEY = range(6)
+"""``params`` indices: joker cap per meld (-1: any), ace high, lives classes, wild rank (-1: none),
+its bit, and the memo key base (the rules' id above bit 40: one memo serves every rule set)."""
+# modes of the whole-hand search
+FREE, LIVES = 0, 1
+NO_NODE = -2  # a scratch entry that adds no run to its parent's trace
+MARK = -1  # trace positions of a "wild cards played as jokers" node
+
+
+@njit(cache=True)
+def _bit_length(x):
+    n = 0
+    while x:
+        x >>= 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _room(budget, cards):
+    """``solver._room``: the budget a suit's profile is built for."""
+    if budget > 2:
+        budget = 1 << _bit_length(budget - 1)
+    return min(budget, 2 * cards)
+
+
+@njit(cache=True)
+def _cards(packed):
+    n = 0
+    for r in range(13):
+        n += (packed >> 2 * r) & 3
+    return n
+
+
+@njit(cache=True)
+def _dead_ranks(packed, ace_high, jokers_spare):
+    """``summary`` x[5] (with a joker to spare) or x[7] (none): ranks no run can hold."""
+    mask = 0
+    for r in range(13):
+        if (packed >> 2 * r) & 3:
+            mask |= 1 << r
+    m = mask | ((mask & 1) << 13) if ace_high else mask
+    if jokers_spare:
+        alone = m & ~((m << 1) | (m << 2) | (m >> 1) | (m >> 2))
+        if ace_high:
+            return (alone & 0x1FFE) | (alone & (alone >> 13) & 1)
+        return (alone & 0x1FFE) | (alone & 1)
+    starts = m & (m >> 1) & (m >> 2)
+    cover = starts | (starts << 1) | (starts << 2)
+    in_run = (cover | (cover >> 13)) & 0x1FFF
+    return mask & ~in_run
+
+
+@njit(cache=True)
+def _run_cands(present, r, jmax, ace_high, cpos, cg, stk):
+    """``solver._run_candidates`` (without extras), positions as a 14-bit mask, in the same order.
+
+    ``present``: two bits a rank, the low one set where the suit holds the rank. Returns the
+    count written to ``cpos``/``cg``, or OVERFLOW.
+    """
+    n = 0
+    cap = cpos.shape[0]
+    scap = stk.shape[0]
+    if 2 <= jmax:  # emit((r,), 1): three long, two jokers
+        cpos[n] = 1 << r
+        cg[n] = 2
+        n += 1
+    stk[0, 0] = r
+    stk[0, 1] = 1 << r
+    stk[0, 2] = 0
+    stk[0, 3] = 1
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        last = stk[sp, 0]
+        pos = stk[sp, 1]
+        gaps = stk[sp, 2]
+        k = stk[sp, 3]
+        for q in range(last + 1, 13):
+            ng = gaps + q - last - 1
+            if ng > jmax:
+                break
+            if (present >> 2 * q) & 1:
+                npos = pos | (1 << q)
+                span = q - r + 1
+                base = (span if span > 3 else 3) - (k + 1)
+                if base <= jmax:
+                    if n >= cap:
+                        return OVERFLOW
+                    cpos[n] = npos
+                    cg[n] = base
+                    n += 1
+                if sp >= scap:
+                    return OVERFLOW
+                stk[sp, 0] = q
+                stk[sp, 1] = npos
+                stk[sp, 2] = ng
+                stk[sp, 3] = k + 1
+                sp += 1
+    if r == 0 and ace_high:
+        stk[0, 0] = 13
+        stk[0, 1] = 1 << 13
+        stk[0, 2] = 0
+        stk[0, 3] = 1
+        sp = 1
+        while sp > 0:
+            sp -= 1
+            last = stk[sp, 0]
+            pos = stk[sp, 1]
+            gaps = stk[sp, 2]
+            k = stk[sp, 3]
+            for q in range(last - 1, 0, -1):
+                ng = gaps + last - q - 1
+                if ng > jmax:
+                    break
+                if (present >> 2 * q) & 1:
+                    npos = pos | (1 << q)
+                    span = 14 - q
+                    base = (span if span > 3 else 3) - (k + 1)
+                    if base <= jmax:
+                        if n >= cap:
+                            return OVERFLOW
+                        cpos[n] = npos
+                        cg[n] = base
+                        n += 1
+                    if sp >= scap:
+                        return OVERFLOW
+                    stk[sp, 0] = q
+                    stk[sp, 1] = npos
+                    stk[sp, 2] = ng
+                    stk[sp, 3] = k + 1
+                    sp += 1
+    return n
+
+
+@njit(cache=True)
+def _removed(pos):
+    """The cards a run at positions ``pos`` takes, two bits a rank (position 13 is the ace)."""
+    out = 0
+    for p in range(14):
+        if (pos >> p) & 1:
+            out += 1 << 2 * (p % 13)
+    return out
+
+
+@njit(cache=True)
+def _store_pareto(tmp, m, keys, E, T, top, cls_ge):
+    """``solver._pareto`` of the ``m`` scratch entries, written to the arena; the profile handle.
+
+    A scratch row is (class, jokers, deadwood, parent trace, positions, jokers of the run); a new
+    trace node is made for each kept row whose positions are not NO_NODE.
+    """
+    start = top[0]
+    if m == 0:
+        return start << 16
+    for i in range(m):
+        # key: deadwood, then jokers, then class order (the lives classes first)
+        c = tmp[i, 0]
+        order = 3 if c == 4 else (2 if c == 3 or c == 2 else (1 if c == 1 else 0))
+        keys[i] = (tmp[i, 2] << 20) | ((tmp[i, 1] + 512) << 4) | (3 - order)
+    idx = np.argsort(keys[:m], kind="mergesort")
+    n = start
+    for j in range(m):
+        i = idx[j]
+        c = tmp[i, 0]
+        u = tmp[i, 1]
+        beaten = False
+        for k in range(start, n):
+            if E[k, 1] <= u and cls_ge[E[k, 0], c]:
+                beaten = True
+                break
+        if beaten:
+            continue
+        if n >= E.shape[0]:
+            return OVERFLOW
+        t = tmp[i, 3]
+        if tmp[i, 4] != NO_NODE:
+            tn = top[1]
+            if tn >= T.shape[0]:
+                return OVERFLOW
+            T[tn, 0] = t
+            T[tn, 1] = tmp[i, 4]
+            T[tn, 2] = tmp[i, 5]
+            top[1] = tn + 1
+            t = tn
+        E[n, 0] = c
+        E[n, 1] = u
+        E[n, 2] = tmp[i, 2]
+        E[n, 3] = t
+        n += 1
+    top[0] = n
+    if n - start >= 1 << 16:
+        return OVERFLOW
+    return (start << 16) | (n - start)
+
+
+@njit(cache=True)
+def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cpos, cg, stk, dfs, tmp, keys):
+    """``_Game._runs``: the profile of the cards ``st0`` (two bits a rank), wild cards in runs."""
+    cap = params[P_CAP]
+    jmax = budget if cap < 0 else min(budget, cap)
+    ace_high = params[P_ACE] == 1
+    lives = params[P_LIVES] == 1
+    wild = params[P_WILD]
+    kb = params[P_KEY] | budget
+    dfs[0] = st0
+    sp = 1
+    while sp > 0:
+        st = dfs[sp - 1]
+        key = (st << 7) | kb
+        if key in memo:
+            sp -= 1
+            continue
+        if st == 0:
+            i = top[0]
+            if i >= E.shape[0]:
+                return OVERFLOW
+            E[i, 0] = 0
+            E[i, 1] = 0
+            E[i, 2] = 0
+            E[i, 3] = -1
+            top[0] = i + 1
+            memo[key] = (i << 16) | 1
+            sp -= 1
+            continue
+        r = (_bit_length(st & -st) - 1) >> 1
+        present = (st | (st >> 1)) & EVEN_BITS
+        n = _run_cands(present, r, jmax, ace_high, cpos, cg, stk)
+        if n < 0:
+            return OVERFLOW
+        missing = False
+        if r != wild:
+            child = st - (1 << 2 * r)
+            if ((child << 7) | kb) not in memo:
+                if sp >= dfs.shape[0]:
+                    return OVERFLOW
+                dfs[sp] = child
+                sp += 1
+                missing = True
+        for i in range(n):
+            child = st - _removed(cpos[i])
+            if ((child << 7) | kb) not in memo:
+                if sp >= dfs.shape[0]:
+                    return OVERFLOW
+                dfs[sp] = child
+                sp += 1
+                missing = True
+        if missing:
+            continue
+        m = 0
+        mcap = tmp.shape[0]
+        if r != wild:
+            h = memo[((st - (1 << 2 * r)) << 7) | kb]
+            v = rank_values[r]
+            for j in range(h >> 16, (h >> 16) + (h & 0xFFFF)):
+                if m >= mcap:
+                    return OVERFLOW
+                tmp[m, 0] = E[j, 0]
+                tmp[m, 1] = E[j, 1]
+                tmp[m, 2] = E[j, 2] + v
+                tmp[m, 3] = E[j, 3]
+                tmp[m, 4] = NO_NODE
+                tmp[m, 5] = 0
+                m += 1
+        for i in range(n):
+            g = cg[i]
+            rc = (3 if g == 0 else 1) if lives else 0
+            room = budget - g
+            h = memo[((st - _removed(cpos[i])) << 7) | kb]
+            for j in range(h >> 16, (h >> 16) + (h & 0xFFFF)):
+                if E[j, 1] <= room:
+                    if m >= mcap:
+                        return OVERFLOW
+                    tmp[m, 0] = cls_add[E[j, 0], rc]
+                    tmp[m, 1] = E[j, 1] + g
+                    tmp[m, 2] = E[j, 2]
+                    tmp[m, 3] = E[j, 3]
+                    tmp[m, 4] = cpos[i]
+                    tmp[m, 5] = g
+                    m += 1
+        h = _store_pareto(tmp, m, keys, E, T, top, cls_ge)
+        if h < 0:
+            return OVERFLOW
+        memo[key] = h
+        sp -= 1
+    return memo[(st0 << 7) | kb]
+
+
+@njit(cache=True)
+def _profile(packed, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, pmemo, cpos, cg, stk, dfs, tmp,
+             keys):
+    """``_Game.profile`` (without extras): dead cards out first, then the suit search."""
+    pkey = (packed << 7) | params[P_KEY] | budget
+    if pkey in pmemo:
+        return pmemo[pkey]
+    cap = params[P_CAP]
+    ace_high = params[P_ACE] == 1
+    wild = params[P_WILD]
+    wild_bit = params[P_WILD_BIT]
+    lost = 0
+    cur = packed
+    b = budget
+    while True:
+        jmax = b if cap < 0 else min(b, cap)
+        dead = 0
+        if jmax < 2:
+            dead = _dead_ranks(cur, ace_high, jmax > 0) & ~wild_bit
+        if not dead:
+            break
+        for r in range(13):
+            if (dead >> r) & 1:
+                lost += rank_values[r] * ((cur >> 2 * r) & 3)
+                cur &= ~(3 << 2 * r)
+        b = _room(b, _cards(cur))
+    if wild < 0 or not (cur >> 2 * wild) & 3:
+        h = _runs(cur, b, params, rank_values, cls_add, cls_ge, E, T, top, memo, cpos, cg, stk, dfs, tmp, keys)
+        if h < 0:
+            return OVERFLOW
+    else:
+        count = (cur >> 2 * wild) & 3
+        handles = np.empty(count + 1, np.int64)
+        for k in range(count + 1):  # k wild cards of this suit become jokers
+            handles[k] = _runs(cur - (k << 2 * wild), b, params, rank_values, cls_add, cls_ge, E, T, top, memo,
+                               cpos, cg, stk, dfs, tmp, keys)
+            if handles[k] < 0:
+                return OVERFLOW
+        m = 0
+        for k in range(count + 1):
+            h = handles[k]
+            for j in range(h >> 16, (h >> 16) + (h & 0xFFFF)):
+                if m >= tmp.shape[0]:
+                    return OVERFLOW
+                tmp[m, 0] = E[j, 0]
+                tmp[m, 1] = E[j, 1] - k
+                tmp[m, 2] = E[j, 2]
+                tmp[m, 3] = E[j, 3]
+                tmp[m, 4] = MARK if k else NO_NODE
+                tmp[m, 5] = k
+                m += 1
+        h = _store_pareto(tmp, m, keys, E, T, top, cls_ge)
+        if h < 0:
+            return OVERFLOW
+    if lost:
+        start = top[0]
+        length = h & 0xFFFF
+        if start + length > E.shape[0]:
+            return OVERFLOW
+        for j in range(length):
+            src = (h >> 16) + j
+            E[start + j, 0] = E[src, 0]
+            E[start + j, 1] = E[src, 1]
+            E[start + j, 2] = E[src, 2] + lost
+            E[start + j, 3] = E[src, 3]
+        top[0] = start + length
+        h = (start << 16) | length
+    pmemo[pkey] = h
+    return h
+
+
+@njit(cache=True)
+def _combine(h0, h1, h2, h3, budget, lives, bound, E, cls_sum, pick):
+    """``solver._combine`` (no extras): the least deadwood below ``bound``; ``pick`` gets the entries."""
+    best = bound
+    found = False
+    for i0 in range(h0 >> 16, (h0 >> 16) + (h0 & 0xFFFF)):
+        d0 = E[i0, 2]
+        if d0 >= best:
+            break
+        for i1 in range(h1 >> 16, (h1 >> 16) + (h1 & 0xFFFF)):
+            d1 = d0 + E[i1, 2]
+            if d1 >= best:
+                break
+            for i2 in range(h2 >> 16, (h2 >> 16) + (h2 & 0xFFFF)):
+                d2 = d1 + E[i2, 2]
+                if d2 >= best:
+                    break
+                for i3 in range(h3 >> 16, (h3 >> 16) + (h3 & 0xFFFF)):
+                    d = d2 + E[i3, 2]
+                    if d >= best:
+                        break
+                    u = E[i0, 1] + E[i1, 1] + E[i2, 1] + E[i3, 1]
+                    if u > budget:
+                        continue
+                    if lives:
+                        c = cls_sum[E[i0, 0]] + cls_sum[E[i1, 0]] + cls_sum[E[i2, 0]] + cls_sum[E[i3, 0]]
+                        if c < 16 or (c & 15) < 2:
+                            continue
+                    best = d
+                    pick[0] = i0
+                    pick[1] = i1
+                    pick[2] = i2
+                    pick[3] = i3
+                    found = True
+                    break
+    return best, found
+
+
+@njit(cache=True)
+def _search(nat, printed, mode, limit, params, rank_values, tables, state, scratch, memo, pmemo, pick, sets_out):
+    """``_Game.search`` (no extras, traced): the least deadwood (``FREE``) or the least with both
+    lives (``LIVES``), or ``limit`` when nothing is lower. ``pick`` gets the four suits' entries
+    (-1 when nothing was found) and ``sets_out`` the sets as (rank, rank code) rows; returns
+    (deadwood, number of sets), or (OVERFLOW, 0)."""
+    cls_add, cls_ge, cls_sum, sc_start, sc_data = tables
+    E, T, top = state
+    cpos, cg, stk, dfs, tmp, keys, leaves, leaves2, lsets, ranked_low, ranked_h = scratch
+    wild = params[P_WILD]
+    wild_bit = params[P_WILD_BIT]
+    cap = params[P_CAP]
+    pk = np.zeros(4, np.int64)
+    masks = np.zeros(4, np.int64)
+    cards = np.zeros(4, np.int64)
+    for s in range(4):
+        for r in range(13):
+            n = np.int64(nat[13 * s + r])
+            pk[s] |= n << 2 * r
+            cards[s] += n
+            if n:
+                masks[s] |= 1 << r
+    a, b, c, d = masks[0], masks[1], masks[2], masks[3]
+    jokers = np.int64(printed)
+    if wild >= 0:
+        jokers += nat[wild] + nat[13 + wild] + nat[26 + wild] + nat[39 + wild]
+    if jokers and cap != 0:
+        cand = (a & (b | c | d)) | (b & (c | d)) | (c & d)
+    else:
+        cand = (a & b & (c | d)) | (c & d & (a | b))
+    cand &= ~wild_bit
+    lives = mode == LIVES
+    best = limit
+    for s in range(4):
+        pick[s] = -1
+    if not cand:
+        hs = np.empty(4, np.int64)
+        for s in range(4):
+            hs[s] = _profile(pk[s], _room(jokers, cards[s]), params, rank_values, cls_add, cls_ge, E, T, top, memo,
+                             pmemo, cpos, cg, stk, dfs, tmp, keys)
+            if hs[s] < 0:
+                return OVERFLOW, 0
+        best, found = _combine(hs[0], hs[1], hs[2], hs[3], printed, lives, best, E, cls_sum, pick)
+        return best, 0
+    # leaves: (jokers used, given per suit x4, last set node); set nodes: (parent, rank, code)
+    nl = 1
+    leaves[0, 0] = 0
+    for s in range(4):
+        leaves[0, 1 + s] = 0
+    leaves[0, 5] = -1
+    ns = 0
+    lcap = leaves.shape[0]
+    scap = lsets.shape[0]
+    r = 0
+    while cand:
+        if cand & 1:
+            code = nat[r] + 3 * nat[13 + r] + 9 * nat[26 + r] + 27 * nat[39 + r]
+            shift = 2 * r
+            n2 = 0
+            for li in range(nl):
+                used = leaves[li, 0]
+                for k in range(sc_start[code], sc_start[code + 1]):
+                    sub = sc_data[k, 0]
+                    j = sc_data[k, 1]
+                    if sub == 0:
+                        if n2 >= lcap:
+                            return OVERFLOW, 0
+                        for x in range(6):
+                            leaves2[n2, x] = leaves[li, x]
+                        n2 += 1
+                    elif used + j <= jokers:
+                        if n2 >= lcap or ns >= scap:
+                            return OVERFLOW, 0
+                        leaves2[n2, 0] = used + j
+                        for s in range(4):
+                            leaves2[n2, 1 + s] = leaves[li, 1 + s] | (sc_data[k, 2 + s] << shift)
+                        lsets[ns, 0] = leaves[li, 5]
+                        lsets[ns, 1] = r
+                        lsets[ns, 2] = sub
+                        leaves2[n2, 5] = ns
+                        ns += 1
+                        n2 += 1
+            for li in range(n2):
+                for x in range(6):
+                    leaves[li, x] = leaves2[li, x]
+            nl = n2
+        cand >>= 1
+        r += 1
+    room = _room(jokers, 26)
+    nr = 0
+    for li in range(nl):
+        low = 0
+        for s in range(4):
+            left = pk[s] - leaves[li, 1 + s]
+            h = _profile(left, _room(room, _cards(left)), params, rank_values, cls_add, cls_ge, E, T, top, memo,
+                         pmemo, cpos, cg, stk, dfs, tmp, keys)
+            if h < 0:
+                return OVERFLOW, 0
+            ranked_h[li, s] = h
+            low += E[h >> 16, 2]
+        ranked_low[li] = low if low < best else INF + 1
+    order = np.argsort(ranked_low[:nl], kind="mergesort")
+    trial = np.empty(4, np.int64)
+    best_leaf = -1
+    for oi in range(nl):
+        li = order[oi]
+        if ranked_low[li] >= best:
+            break
+        got, found = _combine(ranked_h[li, 0], ranked_h[li, 1], ranked_h[li, 2], ranked_h[li, 3],
+                              printed - leaves[li, 0], lives, best, E, cls_sum, trial)
+        if found:
+            best = got
+            best_leaf = li
+            for s in range(4):
+                pick[s] = trial[s]
+    if best_leaf < 0:
+        return best, 0
+    # the best leaf's sets, in the order they were taken (low rank first)
+    count = 0
+    node = leaves[best_leaf, 5]
+    while node >= 0:
+        count += 1
+        node = lsets[node, 0]
+    node = leaves[best_leaf, 5]
+    for i in range(count - 1, -1, -1):
+        sets_out[i, 0] = lsets[node, 1]
+        sets_out[i, 1] = lsets[node, 2]
+        node = lsets[node, 0]
+    return best, count
+
+
+@njit(cache=True)
+def _lay_out(nat, printed, wild, pick, sets_out, nsets, witness_start, witness, E, T, melds, meld_len, left):
+    """``best_arrangement``'s bookkeeping: the melds' physical cards (rows of ``melds``, lengths in
+    ``meld_len``) and the deadwood counts (``left``). Returns the number of melds."""
+    pool = np.empty(64, np.int64)
+    npool = 0
+    for _ in range(printed):
+        pool[npool] = JOKER
+        npool += 1
+    for c in range(53):
+        left[c] = nat[c]
+    runs = np.empty((4, 32, 2), np.int64)
+    nruns = np.zeros(4, np.int64)
+    for s in range(4):
+        # the entry's trace, oldest first
+        first = -1 if pick[s] < 0 else E[pick[s], 3]
+        t = first
+        count = 0
+        while t >= 0:
+            count += 1
+            t = T[t, 0]
+        t = first
+        chain = np.empty(count, np.int64)
+        for i in range(count - 1, -1, -1):
+            chain[i] = t
+            t = T[t, 0]
+        for i in range(count):
+            node = chain[i]
+            if T[node, 1] == MARK:
+                k = T[node, 2]
+                card = s * 13 + wild
+                left[card] -= k
+                for _ in range(k):
+                    pool[npool] = card
+                    npool += 1
+            else:
+                runs[s, nruns[s], 0] = T[node, 1]
+                runs[s, nruns[s], 1] = T[node, 2]
+                nruns[s] += 1
+    left[JOKER] = 0
+    nm = 0
+    for i in range(nsets):
+        r = sets_out[i, 0]
+        sub = sets_out[i, 1]
+        for w in range(witness_start[sub], witness_start[sub + 1]):
+            m = witness[w, 0]
+            jk = witness[w, 1]
+            n = 0
+            for s in range(4):
+                if (m >> s) & 1:
+                    card = s * 13 + r
+                    left[card] -= 1
+                    melds[nm, n] = card
+                    n += 1
+            for _ in range(jk):
+                npool -= 1
+                melds[nm, n] = pool[npool]
+                n += 1
+            meld_len[nm] = n
+            nm += 1
+    for s in range(4):
+        for i in range(nruns[s]):
+            pos = runs[s, i, 0]
+            jokers = runs[s, i, 1]
+            lo = 0
+            while not (pos >> lo) & 1:
+                lo += 1
+            hi = _bit_length(pos) - 1
+            mid = np.empty(14, np.int64)
+            nmid = 0
+            for p in range(lo, hi + 1):
+                if (pos >> p) & 1:
+                    card = s * 13 + p % 13
+                    left[card] -= 1
+                    mid[nmid] = card
+                else:
+                    npool -= 1
+                    mid[nmid] = pool[npool]
+                nmid += 1
+            pad = jokers - (hi - lo + 1 - _popcount(pos))
+            n_above = min(pad, 13 - hi)
+            above = np.empty(14, np.int64)
+            for j in range(n_above):
+                npool -= 1
+                above[j] = pool[npool]
+            n = 0
+            for j in range(pad - n_above):
+                npool -= 1
+                melds[nm, n] = pool[npool]
+                n += 1
+            for j in range(nmid):
+                melds[nm, n] = mid[j]
+                n += 1
+            for j in range(n_above):
+                melds[nm, n] = above[j]
+                n += 1
+            meld_len[nm] = n
+            nm += 1
+    for i in range(npool):
+        left[pool[i]] += 1
+    return nm
+
+
+def new_memo():
+    """An empty memo table (cards and budget -> profile handle)."""
+    return Dict.empty(key_type=types.int64, value_type=types.int64)
+
+
+@njit(cache=True)
+def _clear(memo, pmemo, top):
+    memo.clear()
+    pmemo.clear()
+    top[0] = 0
+    top[1] = 0
+
+
+@njit(cache=True)
+def _solve(nat, mode, limit, lay, params, rank_values, tables, state, scratch, memo, pmemo, out):
+    """One hand: (deadwood, melds laid out) where melds is -1 when no arrangement is below
+    ``limit`` (or ``lay`` is false), OVERFLOW when the hand does not fit the scratch arrays."""
+    cls_add, cls_ge, cls_sum, sc_start, sc_data, w_start, w_data = tables
+    E, T, top = state
+    pick, sets_out, melds, meld_len, left = out
+    if top[0] > E.shape[0] * 3 // 4 or top[1] > T.shape[0] * 3 // 4:
+        _clear(memo, pmemo, top)  # the arenas are filling: forget every memoised profile
+    printed = np.int64(nat[JOKER])
+    best, nsets = _search(nat, printed, mode, limit, params, rank_values, (cls_add, cls_ge, cls_sum, sc_start, sc_data),
+                          state, scratch, memo, pmemo, pick, sets_out)
+    if best == OVERFLOW:
+        _clear(memo, pmemo, top)
+        best, nsets = _search(nat, printed, mode, limit, params, rank_values,
+                              (cls_add, cls_ge, cls_sum, sc_start, sc_data), state, scratch, memo, pmemo, pick,
+                              sets_out)
+        if best == OVERFLOW:
+            return OVERFLOW, 0
+    if pick[0] < 0 or not lay:
+        return best, -1
+    return best, _lay_out(nat, printed, params[P_WILD], pick, sets_out, nsets, w_start, w_data, E, T, melds, meld_len,
+                          left)
+
+
+@njit(cache=True)
+def _indian_penalty(nat, values, params, rank_values, tables, state, scratch, memo, pmemo, out):
+    """I7: the deadwood with both lives (I5), else every card's value."""
+    total = 0
+    for c in range(53):
+        total += values[c] * nat[c]
+    pure = False
+    for s in range(4):
+        m = 0
+        for r in range(13):
+            if nat[13 * s + r]:
+                m |= 1 << r
+        m |= (m & 1) << 13  # the ace high (I3)
+        if m & (m >> 1) & (m >> 2):
+            pure = True
+    if not pure:
+        return total  # I5: no pure run, no lives
+    best, _ = _solve(nat, LIVES, total, False, params, rank_values, tables, state, scratch, memo, pmemo, out)
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# Python side: one rule set's tables, the shared arenas and memo, and the public functions.
+
+_ENTRIES = 1 << 18
+_SCRATCH = 1 << 14
+
+
+class _Workspace:
+    """The arenas, memo tables and scratch arrays every rule set shares (one per process)."""
+
+    def __init__(self) -> None:
+        self.state = (np.zeros((_ENTRIES, 4), np.int64), np.zeros((_ENTRIES, 3), np.int64), np.zeros(2, np.int64))
+        self.memo = new_memo()
+        self.pmemo = new_memo()
+        i64 = np.int64
+        self.scratch = (
+            np.zeros(_SCRATCH, i64),  # run candidates: positions
+            np.zeros(_SCRATCH, i64),  # and jokers
+            np.zeros((_SCRATCH, 4), i64),  # their search stack
+            np.zeros(1 << 16, i64),  # the suit search's stack
+            np.zeros((1 << 16, 6), i64),  # profile entries before the Pareto cut
+            np.zeros(1 << 16, i64),  # their sort keys
+            np.zeros((_SCRATCH, 6), i64),  # leaves (ways to take sets out)
+            np.zeros((_SCRATCH, 6), i64),
+            np.zeros((1 << 16, 3), i64),  # the leaves' sets
+            np.zeros(_SCRATCH, i64),  # the leaves' lower bounds
+            np.zeros((_SCRATCH, 4), i64),  # and suit profiles
+        )
+        self.out = (np.zeros(4, i64), np.zeros((64, 2), i64), np.zeros((64, 16), i64), np.zeros(64, i64),
+                    np.zeros(53, i64))
+
+    def clear(self) -> None:
+        _clear(self.memo, self.pmemo, self.state[2])
+
+
+class _Rules:
+    """One rule set's tables for the compiled search (built from the reference's ``_Game``)."""
+
+    def __init__(self, ident: int, g) -> None:
+        from .. import solver as ref
+
+        self.values = np.asarray(g.values, np.int64)
+        self.rank_values = np.asarray(g.rank_values, np.int64)
+        wild = -1 if g.wild is None else g.wild
+        self.params = np.array([-1 if g.cap is None else g.cap, int(g.ace_high), int(g.lives), wild, g.wild_bit,
+                                ident << 40], np.int64)
+        starts, rows = [0], []
+        for choices in g.set_choices:
+            rows.extend(choices)
+            starts.append(len(rows))
+        w_starts, w_rows = [0], []
+        for split in g.set_witness:
+            w_rows.extend(split)
+            w_starts.append(len(w_rows))
+        self.tables = (
+            np.asarray(ref._CLASS_ADD, np.int64),
+            np.asarray(ref._CLASS_GE, np.bool_),
+            np.asarray(ref._CLASS_SUM, np.int64),
+            np.asarray(starts, np.int64),
+            np.asarray(rows, np.int64).reshape(-1, 6),
+            np.asarray(w_starts, np.int64),
+            np.asarray(w_rows, np.int64).reshape(-1, 2),
+        )
+
+
+_WORK: _Workspace | None = None
+_RULES: dict = {}
+
+
+def workspace() -> _Workspace:
+    global _WORK
+    if _WORK is None:
+        _WORK = _Workspace()
+    return _WORK
+
+
+def rules(game: str, wild_rank: int | None):
+    """The compiled tables of ``game`` (``"count"``: Indian counted in cards) with ``wild_rank``."""
+    got = _RULES.get((game, wild_rank))
+    if got is None:
+        from .. import solver as ref
+
+        got = _RULES[(game, wild_rank)] = _Rules(len(_RULES), ref._GAMES.get((game, wild_rank))
+                                                 or ref._game(game, wild_rank))
+    return got
+
+
+def clear_caches() -> None:
+    """Forget every memoised profile (answers do not change)."""
+    if _WORK is not None:
+        _WORK.clear()
+
+
+def solve(nat: np.ndarray, rules_: _Rules, mode: int, limit: int = INF, lay: bool = False) -> tuple[int, int]:
+    """(deadwood, melds laid out in the workspace's ``out``, or -1) of checked counts ``nat``."""
+    w = workspace()
+    return _solve(nat, mode, limit, lay, rules_.params, rules_.rank_values, rules_.tables, w.state, w.scratch,
+                  w.memo, w.pmemo, w.out)
+
+
+def indian_penalty(nat: np.ndarray, rules_: _Rules) -> int:
+    """I7 on checked counts ``nat`` (Indian tables)."""
+    w = workspace()
+    return _indian_penalty(nat, rules_.values, rules_.params, rules_.rank_values, rules_.tables, w.state, w.scratch,
+                           w.memo, w.pmemo, w.out)
