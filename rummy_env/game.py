@@ -28,6 +28,7 @@ dead end; the turn cannot end while one is in hand.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import compress
 
@@ -104,15 +105,134 @@ def shuffle_rng(seed: int | str, *salt: int) -> random.Random:
     return random.Random(":".join(str(x) for x in (seed, *salt)))
 
 
+# ----------------------------------------------------------------------------- the state's fields
+
+_VALUE, _LIST, _ROWS, _TABLE, _CACHE = "value", "list", "rows", "table", "cache"
+"""How a field is copied: an immutable value (shared as is), a flat list, a list of rows, the table
+melds (``[kind, key, low, slots]``, the slots a list), or a cache a copy may keep or drop."""
+
+
+@dataclass(frozen=True)
+class StateField:
+    """One field of ``GameState``: how ``clone``, ``_trial``, ``to_dict`` and ``from_dict`` treat it."""
+
+    name: str
+    copy: str
+    """``"value"``, ``"list"``, ``"rows"``, ``"table"`` or ``"cache"`` (see ``_VALUE`` …)."""
+    shared_in_trial: bool
+    """Whether a look-ahead copy (``_trial``) shares it with the real game instead of copying it:
+    only fields no play of the turn changes. A trial sees them read-only (``TrialWriteError``)."""
+    why: str
+    """Why the state keeps it (the rule it serves)."""
+    keys: tuple[str, ...] = ()
+    """The ``to_dict`` keys it writes (none: derived from other fields, or a cache)."""
+    required: bool = True
+    """Whether ``from_dict`` needs its keys (older dicts may lack an optional one)."""
+    dump: Callable | None = None
+    """value -> {key: JSON value}; None: the copy kind's plain JSON form under ``name``."""
+    load: Callable | None = None
+    """(_StateCheck, dict) -> the checked value; None for a derived field or a cache."""
+
+
+def _plain_json(field: StateField, value) -> dict:
+    if field.copy == _LIST:
+        value = list(value)
+    elif field.copy == _ROWS:
+        value = [list(row) for row in value]
+    elif field.copy == _TABLE:
+        value = [[m[0], m[1], m[2], list(m[3])] for m in value]
+    return {field.name: value}
+
+
+def _field(name: str, copy: str, why: str, load: Callable | None = None, shared: bool = False, dump=None,
+           keys: tuple[str, ...] | None = None, required: bool = True) -> StateField:
+    if keys is None:
+        keys = () if load is None else (name,)
+    return StateField(name, copy, shared, why, keys, required, dump, load)
+
+
+def _load_rules(check: _StateCheck, data: dict) -> RuleSet:
+    return check.rules
+
+
+def _load_owed_card(check: _StateCheck, data: dict) -> int:
+    if "owed_card" in data:
+        return check.integer("owed_card", data["owed_card"], -1, NUM_NATURAL - 1)
+    card = check.integer("must_place", data.get("must_place", -1), -1, JOKER)  # written before jokers were owed apart
+    return card if card != JOKER else -1
+
+
+def _load_owed_jokers(check: _StateCheck, data: dict) -> int:
+    if "owed_card" in data:
+        return check.integer("owed_jokers", data.get("owed_jokers", 0), 0, check.rules.printed_jokers)
+    return 1 if data.get("must_place", -1) == JOKER else 0
+
+
+STATE_FIELDS: tuple[StateField, ...] = (
+    _field("rules", _VALUE, "the game, player count and options (the rule set, G1–G10 and the game's own rules)",
+           _load_rules, keys=("game", "num_players", "options"),
+           dump=lambda r: {"game": r.game, "num_players": r.num_players, "options": r.options}),
+    _field("seed", _VALUE, "the deal's seed: the stock is reshuffled from it when rebuilt (G8, G10)",
+           lambda c, d: c.seed(d["seed"])),
+    _field("first_player", _VALUE, "who started the hand (G6)",
+           lambda c, d: c.integer("first_player", d["first_player"], 0, c.rules.num_players - 1)),
+    _field("hands", _ROWS, "each player's cards, counts per card type",
+           lambda c, d: c.per_player("hands", d["hands"], c.rules.num_players)),
+    _field("stock", _LIST, "the face-down stock, top last (I4, B3, R4); only drawing and a rebuild change it",
+           lambda c, d: c.cards("stock", d["stock"]), shared=True),
+    _field("discard", _LIST, "the discard pile, top last (G7)", lambda c, d: c.cards("discard", d["discard"])),
+    _field("table", _TABLE, "the melds on the table, in the order laid (B3, R5)",
+           lambda c, d: [c.table_meld(i, m) for i, m in enumerate(c.seq("table", d["table"]))]),
+    _field("cut_card", _VALUE, "römi: the cut card while it lies there (R2), else -1",
+           lambda c, d: c.integer("cut_card", d["cut_card"], -1, JOKER if c.rules.cut_card else -1)),
+    _field("wild_card", _VALUE, "Indian: the card turned up to name the wild rank (I2), else -1",
+           lambda c, d: c.integer("wild_card", d["wild_card"], -1, JOKER if c.rules.wild_joker else -1)),
+    _field("wild_rank", _VALUE, "Indian: the wild rank (I2), else None; derived from wild_card"),
+    _field("current", _VALUE, "the player to act",
+           lambda c, d: c.integer("current", d["current"], 0, c.rules.num_players - 1)),
+    _field("phase", _VALUE, "draw, play or over",
+           lambda c, d: c.integer("phase", d["phase"], PHASE_DRAW, PHASE_OVER)),
+    _field("turn", _VALUE, "turns played this hand (G9)",
+           lambda c, d: c.integer("turn", d["turn"], 0, c.rules.max_turns)),
+    _field("turns_taken", _LIST, "turns each player has ended: the discard top is free only on one's first (R4)",
+           lambda c, d: c.rows("turns_taken", d["turns_taken"], c.rules.num_players, 1 << 30), shared=True),
+    _field("taken_card", _VALUE, "the card taken this turn from the pile or as the cut card, else -1 (G7)",
+           lambda c, d: c.integer("taken_card", d["taken_card"], -1, JOKER)),
+    _field("owed_card", _VALUE, "römi: the discard top taken after the first turn, owed to the table (R4)",
+           _load_owed_card, required=False),
+    _field("owed_jokers", _VALUE, "römi: jokers owed to the table this turn, from swaps or the pile (R4, R5)",
+           _load_owed_jokers, required=False),
+    _field("opened", _LIST, "who has a meld on the table: lay-offs need one (R5), unopened pay 80 (R7)",
+           lambda c, d: c.flags("opened", d["opened"], c.rules.num_players)),
+    _field("has_laid", _LIST, "who has laid cards in a turn already ended: the rummy bonus (B6)",
+           lambda c, d: c.flags("has_laid", d["has_laid"], c.rules.num_players), shared=True),
+    _field("laid_this_turn", _VALUE, "whether the player to act has laid cards this turn (B6)",
+           lambda c, d: c.flag("laid_this_turn", d["laid_this_turn"])),
+    _field("rebuilds", _VALUE, "1 once the stock was rebuilt from the discards: the next empty stock ends the hand (G8)",
+           lambda c, d: c.integer("rebuilds", d["rebuilds"], 0, 1)),
+    _field("known", _ROWS, "per player, cards known to be in their hand: taken from the pile (public, G7)",
+           lambda c, d: c.per_player("known", d["known"], c.rules.num_players)),
+    _field("discarded", _ROWS, "per player, the cards they discarded this hand (public)",
+           lambda c, d: c.per_player("discarded", d["discarded"], c.rules.num_players), shared=True),
+    _field("result", _VALUE, "how the hand ended and what each pays (I6, I7, B5, R7, G8, G9), else None",
+           lambda c, d: c.result(d["result"]),
+           dump=lambda r: {"result": None if r is None else
+                           {"outcome": r.outcome, "winner": r.winner, "payments": list(r.payments)}}),
+    _field("history", _LIST, "the moves played this hand: with the seed they replay it (G10)",
+           lambda c, d: [_as_state_move(i, m) for i, m in enumerate(c.seq("history", d["history"]))],
+           shared=True, dump=lambda h: {"history": [list(m) for m in h]}),
+    _field("_legal", _CACHE, "the legal moves, once listed (a tuple: callers cannot change it)"),
+)
+"""Every field of ``GameState``, in ``to_dict`` order: the one list copying and serialising read."""
+
+_STATE_KEYS = tuple(key for f in STATE_FIELDS if f.required for key in f.keys)
+"""The keys ``from_dict`` needs (``owed_card`` and ``owed_jokers`` default to nothing owed)."""
+
+
 class GameState:
     """One hand of one of the three games, with whose turn it is and what may happen next."""
 
-    __slots__ = (
-        "rules", "seed", "first_player", "hands", "stock", "discard", "table", "cut_card",
-        "wild_card", "wild_rank", "current", "phase", "turn", "turns_taken", "taken_card",
-        "owed_card", "owed_jokers", "opened", "has_laid", "laid_this_turn", "rebuilds", "known", "discarded",
-        "result", "history", "_legal",
-    )
+    __slots__ = tuple(f.name for f in STATE_FIELDS)
 
     def __init__(self, rules: RuleSet, seed: int | str = 0, first_player: int = 0):
         if not 0 <= first_player < rules.num_players:
@@ -182,11 +302,13 @@ class GameState:
         """Whether the hand has ended (a result, a stalemate or the turn cap)."""
         return self.phase == PHASE_OVER
 
-    def legal_moves(self) -> list[Move]:
-        """Every move the rules allow the current player now (empty once the hand is over)."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return self._legal
+    def legal_moves(self) -> tuple[Move, ...]:
+        """Every move the rules allow the current player now (empty once the hand is over): a
+        tuple, kept until the state changes, so no caller can change what the next one reads."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = tuple(self._compute_legal())
+        return legal
 
     def hand_cards(self, player: int) -> list[int]:
         """The card types in ``player``'s hand, sorted."""
@@ -194,52 +316,15 @@ class GameState:
         return [c for c in range(NUM_TYPES) for _ in range(hand[c])]
 
     def clone(self) -> GameState:
-        """An independent copy of this state."""
-        return self._copy(whole=True)
+        """An independent copy of this state (``STATE_FIELDS`` says how each field is copied)."""
+        return _copy_whole(self, self)
 
     def _trial(self) -> GameState:
         """A copy for looking ahead within the turn (taking a card, melds, lay-offs, swaps): what
         those change is copied (hands, known cards, the discard pile, the table, who has opened);
-        what they never touch is shared (the stock, discards made, turns, history)."""
-        return self._copy(whole=False)
-
-    def _copy(self, whole: bool) -> GameState:
-        other = GameState.__new__(GameState)
-        other.rules = self.rules
-        other.seed = self.seed
-        other.first_player = self.first_player
-        other.hands = [h[:] for h in self.hands]
-        other.discard = self.discard[:]
-        other.table = [[m[0], m[1], m[2], m[3][:]] for m in self.table]
-        other.cut_card = self.cut_card
-        other.wild_card = self.wild_card
-        other.wild_rank = self.wild_rank
-        other.current = self.current
-        other.phase = self.phase
-        other.turn = self.turn
-        other.taken_card = self.taken_card
-        other.owed_card = self.owed_card
-        other.owed_jokers = self.owed_jokers
-        other.opened = self.opened[:]
-        other.laid_this_turn = self.laid_this_turn
-        other.rebuilds = self.rebuilds
-        other.known = [k[:] for k in self.known]
-        other.result = self.result
-        if whole:
-            other.stock = self.stock[:]
-            other.turns_taken = self.turns_taken[:]
-            other.has_laid = self.has_laid[:]
-            other.discarded = [d[:] for d in self.discarded]
-            other.history = self.history[:]
-            other._legal = self._legal
-        else:
-            other.stock = self.stock
-            other.turns_taken = self.turns_taken
-            other.has_laid = self.has_laid
-            other.discarded = self.discarded
-            other.history = self.history
-            other._legal = None
-        return other
+        what they never touch (the stock, discards made, turns, history) is read from this state
+        through read-only views, so a look-ahead cannot change the real game (``_Trial``)."""
+        return _copy_trial(self, self)
 
     # ----------------------------------------------------------------- legal moves
 
@@ -736,36 +821,13 @@ class GameState:
     # ----------------------------------------------------------------- serialisation
 
     def to_dict(self) -> dict:
-        """A JSON-friendly dict of the whole state (``from_dict`` rebuilds it)."""
-        r = self.result
-        return {
-            "game": self.rules.game,
-            "num_players": self.rules.num_players,
-            "options": self.rules.options,
-            "seed": self.seed,
-            "first_player": self.first_player,
-            "hands": [h[:] for h in self.hands],
-            "stock": self.stock[:],
-            "discard": self.discard[:],
-            "table": [[m[0], m[1], m[2], m[3][:]] for m in self.table],
-            "cut_card": self.cut_card,
-            "wild_card": self.wild_card,
-            "current": self.current,
-            "phase": self.phase,
-            "turn": self.turn,
-            "turns_taken": self.turns_taken[:],
-            "taken_card": self.taken_card,
-            "owed_card": self.owed_card,
-            "owed_jokers": self.owed_jokers,
-            "opened": self.opened[:],
-            "has_laid": self.has_laid[:],
-            "laid_this_turn": self.laid_this_turn,
-            "rebuilds": self.rebuilds,
-            "known": [k[:] for k in self.known],
-            "discarded": [d[:] for d in self.discarded],
-            "result": None if r is None else {"outcome": r.outcome, "winner": r.winner, "payments": list(r.payments)},
-            "history": [list(m) for m in self.history],
-        }
+        """A JSON-friendly dict of the whole state (``from_dict`` rebuilds it; ``STATE_FIELDS``)."""
+        out: dict = {}
+        for field in STATE_FIELDS:
+            if field.keys:
+                value = getattr(self, field.name)
+                out.update(field.dump(value) if field.dump is not None else _plain_json(field, value))
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> GameState:
@@ -781,36 +843,14 @@ class GameState:
             rules = make_ruleset(data["game"], data["num_players"], **dict(data["options"]))
         except (TypeError, ValueError) as err:
             raise InvalidStateError(f"state dict: {err}") from None
-        state = cls.__new__(cls)
-        state.rules = rules
-        n = rules.num_players
         check = _StateCheck(rules)
-        state.seed = data["seed"]
-        if not isinstance(state.seed, (int, str)) or isinstance(state.seed, bool):
-            raise InvalidStateError(f"state dict: seed={state.seed!r} is neither an int nor a str")
-        state.first_player = check.integer("first_player", data["first_player"], 0, n - 1)
-        state.current = check.integer("current", data["current"], 0, n - 1)
-        state.phase = check.integer("phase", data["phase"], PHASE_DRAW, PHASE_OVER)
-        state.turn = check.integer("turn", data["turn"], 0, rules.max_turns)
-        state.rebuilds = check.integer("rebuilds", data["rebuilds"], 0, 1)
-        state.cut_card = check.integer("cut_card", data["cut_card"], -1, JOKER if rules.cut_card else -1)
-        state.wild_card = check.integer("wild_card", data["wild_card"], -1, JOKER if rules.wild_joker else -1)
-        state.taken_card = check.integer("taken_card", data["taken_card"], -1, JOKER)
-        if "owed_card" in data:
-            state.owed_card = check.integer("owed_card", data["owed_card"], -1, NUM_NATURAL - 1)
-            state.owed_jokers = check.integer("owed_jokers", data.get("owed_jokers", 0), 0, rules.printed_jokers)
-        else:  # written before jokers could be owed on their own
-            state.must_place = check.integer("must_place", data.get("must_place", -1), -1, JOKER)
-        state.laid_this_turn = check.flag("laid_this_turn", data["laid_this_turn"])
-        state.turns_taken = check.rows("turns_taken", data["turns_taken"], n, 1 << 30)
-        state.opened = check.flags("opened", data["opened"], n)
-        state.has_laid = check.flags("has_laid", data["has_laid"], n)
-        state.hands = check.per_player("hands", data["hands"], n)
-        state.known = check.per_player("known", data["known"], n)
-        state.discarded = check.per_player("discarded", data["discarded"], n)
-        state.stock = check.cards("stock", data["stock"])
-        state.discard = check.cards("discard", data["discard"])
-        state.table = [check.table_meld(i, m) for i, m in enumerate(check.seq("table", data["table"]))]
+        state = cls.__new__(cls)
+        for field in STATE_FIELDS:
+            if field.load is not None:
+                setattr(state, field.name, field.load(check, data))
+        wild = state.wild_card
+        state.wild_rank = None if wild == -1 else (0 if wild == JOKER else wild % NUM_RANKS)
+        state._legal = None
         check.copies(state)
         hand = state.hands[state.current]
         if state.owed_card != -1 and not hand[state.owed_card]:
@@ -819,21 +859,104 @@ class GameState:
         if state.owed_jokers > hand[JOKER]:
             raise InvalidStateError(f"state dict: {state.owed_jokers} jokers are owed to the table (owed_jokers), "
                                     f"but player {state.current} holds {hand[JOKER]}")
-        wild = state.wild_card
-        state.wild_rank = None if wild == -1 else (0 if wild == JOKER else wild % NUM_RANKS)
-        state.result = check.result(data["result"])
         if (state.result is None) != (state.phase != PHASE_OVER):
             raise InvalidStateError(f"state dict: phase={state.phase} and result={data['result']!r} disagree: "
                                     f"a hand has a result exactly when it is over")
-        state.history = [_as_state_move(i, m) for i, m in enumerate(check.seq("history", data["history"]))]
-        state._legal = None
         return state
 
 
-_STATE_KEYS = ("game", "num_players", "options", "seed", "first_player", "hands", "stock", "discard", "table",
-               "cut_card", "wild_card", "current", "phase", "turn", "turns_taken", "taken_card", "opened",
-               "has_laid", "laid_this_turn", "rebuilds", "known", "discarded", "result", "history")
-"""The keys ``from_dict`` needs (``owed_card`` and ``owed_jokers`` default to nothing owed)."""
+
+# ----------------------------------------------------------------------------- copies
+
+
+class TrialWriteError(RuntimeError):
+    """A look-ahead copy (``GameState._trial``) tried to change a field it shares with the real game."""
+
+
+def _refuse_write(field: str) -> TrialWriteError:
+    return TrialWriteError(f"a look-ahead copy may not change {field}: it shares it with the real game "
+                           f"(GameState._trial, read-only there); play on a clone() instead")
+
+
+class SharedView(tuple):
+    """What a look-ahead copy reads of a list it shares with the real game: a tuple of its
+    current contents, and any write (item, append, pop …) raises ``TrialWriteError`` naming it."""
+
+    def __new__(cls, values, field: str):
+        view = super().__new__(cls, values)
+        view.field = field
+        return view
+
+    def _refuse(self, *args, **kwargs):
+        raise _refuse_write(self.field)
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+
+
+def _shared_field(field: StateField) -> property:
+    """The property through which a trial reads ``field`` of the real game (``_Trial._origin``)."""
+    name, rows = field.name, field.copy == _ROWS
+
+    def read(trial: _Trial):
+        value = getattr(trial._origin, name)
+        if rows:
+            return SharedView((SharedView(row, f"{name}[{p}]") for p, row in enumerate(value)), name)
+        return SharedView(value, name)
+
+    def write(trial: _Trial, value) -> None:
+        raise _refuse_write(name)
+
+    return property(read, write, doc=f"The real game's {name}, read-only: {field.why}.")
+
+
+class _Trial(GameState):
+    """A look-ahead copy within the turn (``GameState._trial``): the fields a play of the turn can
+    change are its own; those it never changes (``StateField.shared_in_trial``: the stock, turns
+    taken, who has laid, discards made, history) are read from the real game through read-only
+    views, so a trial that tried to change one would raise ``TrialWriteError`` instead of
+    changing the real game."""
+
+    __slots__ = ("_origin",)
+
+    def _trial(self) -> GameState:
+        return _copy_trial(self, self._origin)
+
+    def clone(self) -> GameState:
+        return _copy_whole(self, self._origin)
+
+
+for _f in STATE_FIELDS:
+    if _f.shared_in_trial:
+        setattr(_Trial, _f.name, _shared_field(_f))
+
+
+def _compile_copy(trial: bool) -> Callable:
+    """The copy function ``(state, origin) -> copy`` that ``STATE_FIELDS`` describes, built once
+    as straight-line code (as ``dataclasses`` builds ``__init__``): a copy sits on the hot path of
+    every look-ahead, and a loop over the fields would cost several times more. ``origin`` is
+    the real game the shared fields come from (the state itself unless it is a trial)."""
+    forms = {_VALUE: "{}", _LIST: "{}[:]", _ROWS: "[row[:] for row in {}]",
+             _TABLE: "[[m[0], m[1], m[2], m[3][:]] for m in {}]", _CACHE: "None" if trial else "{}"}
+    lines = ["def copy(state, origin):", f"    out = new({'Trial' if trial else 'GameState'})"]
+    if trial:
+        lines.append("    out._origin = origin")
+    for f in STATE_FIELDS:
+        if f.copy not in forms:
+            raise ValueError(f"state field {f.name}: unknown copy kind {f.copy!r}")
+        if trial and f.shared_in_trial:
+            continue
+        source = f"origin.{f.name}" if f.shared_in_trial else f"state.{f.name}"
+        lines.append(f"    out.{f.name} = {forms[f.copy].format(source)}")
+    lines.append("    return out")
+    namespace = {"new": object.__new__, "GameState": GameState, "Trial": _Trial}
+    exec("\n".join(lines), namespace)  # noqa: S102 - code built from the field table above only
+    return namespace["copy"]
+
+
+_copy_whole = _compile_copy(trial=False)
+_copy_trial = _compile_copy(trial=True)
+
 
 _OUTCOMES = ("declare", "out", "stalemate", "cut_off")
 
@@ -850,6 +973,11 @@ class _StateCheck:
 
     def __init__(self, rules: RuleSet):
         self.rules = rules
+
+    def seed(self, value) -> int | str:
+        if not isinstance(value, (int, str)) or isinstance(value, bool):
+            raise InvalidStateError(f"state dict: seed={value!r} is neither an int nor a str")
+        return value
 
     def integer(self, name: str, value, low: int, high: int) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
