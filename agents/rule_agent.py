@@ -133,6 +133,68 @@ class RuleAgent(Agent):
             return self._play_indian(view, legal)
         return self._play_table(view, legal)
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One action per row, the same as ``act`` row by row.
+
+        Indian rows are decided by the compiled kernel (``agents.rule_compiled``) in one call
+        while the solver's compiled search is on (``rummy_env.solver.use_compiled``); Basic and
+        römi rows, and any row the kernel hands back, go through ``act``.
+        """
+        observations = np.asarray(observations)
+        masks = np.asarray(masks)
+        size = self.reader.size
+        if observations.ndim != 2 or observations.shape[1] != size:
+            raise AgentError(f"observations of shape {observations.shape}: {self.game!r} with {self.num_players} "
+                             f"players takes (rows, {size})")
+        width = len(self.moves)
+        if masks.shape != (observations.shape[0], width):
+            raise AgentError(f"action masks of shape {masks.shape}: expected ({observations.shape[0]}, {width}), "
+                             "one mask per observation")
+        empty = ~masks.any(axis=1)
+        if empty.any():
+            raise AgentError(f"row {int(np.flatnonzero(empty)[0])} has an all-zero action mask: "
+                             "that seat has no legal action now")
+        if self.game != "indian" or not solver.compiled_in_use():
+            return super().act_batch(observations, masks)
+        actions = np.empty(len(masks), np.int64)
+        self._kernel()(observations, masks, actions)
+        for row in np.flatnonzero(actions < 0):  # hands too large for the kernel's scratch arrays
+            actions[row] = self.act(observations[row], masks[row])
+        return actions
+
+    def _kernel(self):
+        """The compiled Indian decision with this agent's layout, weights and rules bound."""
+        if getattr(self, "_bound", None) is None:
+            from rummy_env.compiled import solver as fast
+
+            from . import rule_compiled as kernel
+
+            s = self.reader.slices
+
+            def start(name: str) -> int:
+                return s[name].start if name in s else -1
+
+            offsets = np.array([start("hand"), start("discard_top"), start("discard_rest"), start("wild_card"),
+                                start("known"), start("phase"), start("turn"), start("table_cards"),
+                                start("cut_card")], np.int64)
+            base = self.kind_base
+            ids = np.array([base[DRAW], base[TAKE_DISCARD], DISCARD_BASE, base[DECLARE]], np.int64)
+            weights = np.array([self.near_weight, self.danger_weight, self.max_outs, self.lives_boost,
+                                self.late_weight, self.rules.max_turns], np.float64)
+            values = np.asarray(self.values, np.int64)
+            copies = np.asarray(self.copies, np.int64)
+            rules = fast.rules(self.solver_game, None)
+            work = fast.workspace()
+
+            def run(observations, masks, actions):
+                kernel.indian_decisions(observations, masks, offsets, ids, weights, values, copies,
+                                        self.num_players, self.has_jokers, self.ace_high, rules.params,
+                                        rules.rank_values, rules.tables, work.state, work.scratch, work.memo,
+                                        work.pmemo, work.out, actions)
+
+            self._bound = run
+        return self._bound
+
     # ------------------------------------------------------------------ the solver, memoised
 
     def _solver_counts(self, hand, wild_rank: int | None) -> bytes:

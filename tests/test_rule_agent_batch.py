@@ -1,0 +1,87 @@
+"""``RuleAgent.act_batch`` makes exactly the decisions the Python rule agent made.
+
+``tests/data/rule_positions_<case>.npz`` hold (observation, action mask, action) of 10,000
+decisions per case, recorded from rule-agent self-play (2 players) with the agent as it stood
+before it was compiled (``tests/data/record_rule_positions.py``). Every recorded decision must
+come back unchanged from the batched agent (the compiled kernel for Indian, with and without a
+wild joker, I2) and from ``act``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.base import AgentError
+from agents.rule_agent import RuleAgent
+from rummy_env import solver
+
+DATA = Path(__file__).parent / "data"
+CASES = {
+    "indian": ("indian", {}),
+    "indian_wild": ("indian", {"wild_joker": True}),
+    "basic": ("basic", {}),
+    "romi": ("romi", {}),
+}
+
+
+def recorded(case: str):
+    data = np.load(DATA / f"rule_positions_{case}.npz")
+    game, options = CASES[case]
+    agent = RuleAgent(game, 2, options=options)
+    observations = data["observations"]
+    assert observations.shape[1] == agent.reader.size, (
+        f"{case}: recorded observations have {observations.shape[1]} entries, the {game!r} layout now "
+        f"{agent.reader.size}: re-record with tests/data/record_rule_positions.py from the agent of before "
+        "act_batch (the recordings follow the observation layout)")
+    return agent, observations, data["masks"], data["actions"]
+
+
+def mismatches(got: np.ndarray, want: np.ndarray) -> str:
+    rows = np.flatnonzero(got != want)
+    return f"{rows.size} of {want.size} decisions differ, first rows {rows[:5].tolist()}: " \
+           f"got {got[rows[:5]].tolist()}, recorded {want[rows[:5]].tolist()}"
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_act_batch_replays_recorded_decisions(case):
+    agent, observations, masks, actions = recorded(case)
+    got = agent.act_batch(observations, masks)
+    assert got.dtype == np.int64 and got.shape == actions.shape
+    assert np.array_equal(got, actions), mismatches(got, actions)
+
+
+@pytest.mark.parametrize("case", ["indian", "indian_wild"])
+def test_act_batch_in_small_batches_and_one_by_one(case):
+    """Rows are independent: any split of the batch decides alike, and so does ``act``."""
+    agent, observations, masks, actions = recorded(case)
+    rows = slice(0, 1500)
+    parts = [agent.act_batch(observations[i:min(i + 7, 1500)], masks[i:min(i + 7, 1500)]) for i in range(0, 1500, 7)]
+    assert np.array_equal(np.concatenate(parts), actions[rows])
+    one_by_one = np.array([agent.act(o, m) for o, m in zip(observations[rows], masks[rows])])
+    assert np.array_equal(one_by_one, actions[rows]), mismatches(one_by_one, actions[rows])
+
+
+def test_act_batch_with_the_python_solver():
+    """With the compiled search off (``solver.use_compiled(False)``) act_batch is ``act`` row by row."""
+    agent, observations, masks, actions = recorded("indian_wild")
+    before = solver.use_compiled(False)
+    try:
+        got = agent.act_batch(observations[:800], masks[:800])
+    finally:
+        solver.use_compiled(before)
+    assert np.array_equal(got, actions[:800]), mismatches(got, actions[:800])
+
+
+def test_act_batch_refuses_bad_batches():
+    agent, observations, masks, _ = recorded("indian")
+    with pytest.raises(AgentError, match=r"observations of shape \(3, 5\)"):
+        agent.act_batch(np.zeros((3, 5), np.float32), masks[:3])
+    with pytest.raises(AgentError, match="one mask per observation"):
+        agent.act_batch(observations[:3], masks[:2])
+    empty = masks[:3].copy()
+    empty[1] = 0
+    with pytest.raises(AgentError, match="row 1 has an all-zero action mask"):
+        agent.act_batch(observations[:3], empty)
