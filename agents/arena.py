@@ -13,10 +13,14 @@ How games are set up
       rotation of the table's seating, so every agent gets every seat's cards on the same shuffle
       (two players: the seats swapped). Every table plays the same deals.
     * ``--hands`` is per table and rounded up to whole deals (a multiple of the seat count).
-    * Agents see only their observation and mask (``rummy_env.encoding``), played straight on
-      the engine (the same vectors the PettingZoo env gives). Each agent is reset before each hand
-      with a seed made from (seed, table, deal, rotation, seat), so results do not depend on
-      ``--workers`` or the order work is done in.
+    * Play goes through ``rummy_env.vector``: a task (``DEALS_PER_TASK`` deals of one table, every
+      rotation of each) loads its hands into one ``VectorGame`` and steps them together; at each
+      step every agent is asked once, with ``act_batch``, for the rows where it is to act. Agents
+      see only their observation and mask (``rummy_env.encoding``, the vectors the PettingZoo env
+      gives). An agent with its own ``act_batch`` (a policy) plays all the task's hands with one
+      instance; any other gets one instance per hand, reset before each hand with a seed made
+      from (seed, table, deal, rotation, seat), so results are those of hands played one by one
+      and do not depend on ``--workers`` or the order work is done in.
     * ``--matches``: each deal seeds a whole match (to 400 / 100 / 250 points, I8, B6, R8 of docs/rules.md)
       instead of one hand; a match longer than ``--max-match-hands`` hands is cut off.
 
@@ -43,12 +47,12 @@ from pathlib import Path
 
 import numpy as np
 
-from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
 from rummy_env.game import GameState
 from rummy_env.match import Match
 from rummy_env.ruleset import GAMES, make_ruleset, parse_option
+from rummy_env.vector import VectorGame
 
-from .base import Agent, AgentError
+from .base import Agent, AgentError, plays_many_hands
 from .registry import AGENT_NAMES
 from .stats import elo_ratings, mean_interval, openskill_ratings, wilson_interval
 
@@ -113,20 +117,13 @@ def agent_seed(seed: int, table: int, deal: int, rotation: int, seat: int) -> in
 # ----------------------------------------------------------------------------- playing
 
 
-def play_hand(state: GameState, agents: Sequence[Agent], encoder: ObservationEncoder,
-              match_totals: Sequence[int] | None = None) -> GameState:
-    """Play ``state`` to its end, each seat's agent choosing from its own observation and mask."""
-    moves = action_layout(state.rules.game).moves
-    while not state.is_over:
-        seat = state.current
-        observation = encoder.encode(state, seat, match_totals)
-        mask = action_mask(state)
-        action = agents[seat].act(observation, mask)
-        if not (0 <= action < mask.size and mask[action]):
-            raise AgentError(f"agent {agents[seat].name!r} in seat {seat} chose action {action!r}, "
-                             "which its mask forbids")
-        state.apply(moves[action])
-    return state
+DEALS_PER_TASK = 16
+"""Deals played together (every rotation of each, in one ``VectorGame``): the unit of work of a worker."""
+
+
+def task_deals(config: ArenaConfig) -> list[range]:
+    """The deals of each task, the same whatever the number of workers."""
+    return [range(start, min(start + DEALS_PER_TASK, config.deals)) for start in range(0, config.deals, DEALS_PER_TASK)]
 
 
 def deal_key(state: GameState) -> int:
@@ -135,75 +132,131 @@ def deal_key(state: GameState) -> int:
     return zlib.crc32(repr(data).encode())
 
 
-def play_deal(config: ArenaConfig, table_index: int, deal: int,
-              seat_agents: Callable[[tuple[int, ...]], list[Agent]]) -> list[dict]:
-    """Every rotation of table ``table_index`` on deal ``deal``: one record per hand (or match)."""
-    rules = make_ruleset(config.game, config.num_players, **config.options)
-    encoder = ObservationEncoder(rules)
-    table = config.tables[table_index]
-    records = []
-    for rotation, lineup in enumerate(rotations(table)):
-        agents = seat_agents(lineup)
-        reset_seeds = [agent_seed(config.seed, table_index, deal, rotation, s) for s in range(len(lineup))]
-        base = {"table": table_index, "deal": deal, "rotation": rotation, "seats": list(lineup)}
-        if not config.matches:
-            state = GameState(rules, deal_seed(config.seed, deal), 0)
-            key = deal_key(state)
-            for agent, s in zip(agents, reset_seeds):
-                agent.reset(seed=s)
-            play_hand(state, agents, encoder)
-            result = state.result
-            records.append(base | {
-                "deal_key": key, "outcome": result.outcome, "winner": result.winner,
-                "payments": list(result.payments), "points": list(result.rewards), "turns": state.turn,
-            })
-            continue
-        match = Match(rules, deal_seed(config.seed, deal))
-        points = [0] * rules.num_players
-        outcomes = {"stalemate": 0, "cut_off": 0}
-        key = deal_key(match.deal())
-        while not match.is_over and match.hands_played < config.max_match_hands:
-            state = match.deal()
-            for agent, s in zip(agents, reset_seeds):
-                agent.reset(seed=zlib.crc32(f"{s}:{match.hands_played}".encode()))
-            play_hand(state, agents, encoder, match.totals)
-            result = state.result
-            match.record(result)
-            points = [p + r for p, r in zip(points, result.rewards)]
-            if result.outcome in outcomes:
-                outcomes[result.outcome] += 1
-        records.append(base | {
-            "deal_key": key, "outcome": "match" if match.is_over else "cut_off", "winners": match.winners,
-            "totals": list(match.totals), "points": points, "hands_played": match.hands_played,
-            "stalemates": outcomes["stalemate"], "cut_offs": outcomes["cut_off"],
-        })
-    return records
-
-
 class _AgentPool:
-    """Agents built once per process: one instance per (agent, occurrence at the table)."""
+    """Agents built once per process: one instance per (agent, occurrence at the table), and for an
+    agent that cannot play several hands at once (``plays_many_hands``) one per hand in play too."""
 
     def __init__(self, config: ArenaConfig, factory: Callable[[str, int], Agent] | None = None):
         self.config = config
         self.factory = factory or self._make
-        self.instances: dict[tuple[int, int], Agent] = {}
+        self.instances: dict[tuple[int, int, int], Agent] = {}
 
     def _make(self, spec: str, index: int) -> Agent:
         from .registry import make_agent
 
         return make_agent(spec, self.config.game, self.config.num_players, seed=index, **self.config.options)
 
-    def lineup(self, lineup: tuple[int, ...]) -> list[Agent]:
+    def _get(self, key: tuple[int, int, int]) -> Agent:
+        if key not in self.instances:
+            self.instances[key] = self.factory(self.config.agents[key[0]], key[0])
+        return self.instances[key]
+
+    def lineup(self, lineup: tuple[int, ...], slot: int = 0) -> list[Agent]:
+        """The agents of each seat for the hand in ``slot`` (slot 0 for agents shared by every hand)."""
         out = []
         seen: dict[int, int] = {}
         for agent_index in lineup:
             occurrence = seen.get(agent_index, 0)
             seen[agent_index] = occurrence + 1
-            key = (agent_index, occurrence)
-            if key not in self.instances:
-                self.instances[key] = self.factory(self.config.agents[agent_index], agent_index)
-            out.append(self.instances[key])
+            agent = self._get((agent_index, occurrence, 0))
+            if slot and not plays_many_hands(agent):
+                agent = self._get((agent_index, occurrence, slot))
+            out.append(agent)
         return out
+
+
+def play_deals(config: ArenaConfig, table_index: int, deals: Sequence[int], pool: _AgentPool) -> list[dict]:
+    """Every rotation of table ``table_index`` on each of ``deals``, all in play together in one
+    ``VectorGame``: one record per hand (or match), in (deal, rotation) order.
+
+    An agent with its own ``act_batch`` plays every hand at once and is reset once, with a seed made
+    from (seed, table, first deal, agent, occurrence); any other has one instance per hand, reset
+    before each hand (of a match too) with the seed of ``agent_seed``, as when hands were played
+    one by one.
+    """
+    rules = make_ruleset(config.game, config.num_players, **config.options)
+    table = config.tables[table_index]
+    lineups = rotations(table)
+    hands = [(deal, rotation) for deal in deals for rotation in range(len(lineups))]
+    vector = VectorGame(config.game, len(hands), config.num_players, match=config.matches,
+                        max_hands=config.max_match_hands, **config.options)
+    seats = [pool.lineup(lineups[rotation], slot) for slot, (_, rotation) in enumerate(hands)]
+    reset_seeds = [[agent_seed(config.seed, table_index, deal, rotation, s) for s in range(config.num_players)]
+                   for deal, rotation in hands]
+    shared = {id(agent): agent for agents in seats for agent in agents if plays_many_hands(agent)}
+    for key, agent in pool.instances.items():
+        if id(agent) in shared:
+            agent.reset(seed=zlib.crc32(f"{config.seed}:{table_index}:{deals[0]}:{key[0]}:{key[1]}".encode()))
+    states: list[GameState] = []
+    matches: list[Match | None] = []
+    records = []
+    for slot, (deal, rotation) in enumerate(hands):
+        match = Match(rules, deal_seed(config.seed, deal)) if config.matches else None
+        state = match.deal() if match is not None else GameState(rules, deal_seed(config.seed, deal), 0)
+        records.append({"table": table_index, "deal": deal, "rotation": rotation, "seats": list(lineups[rotation]),
+                        "deal_key": deal_key(state)})
+        vector.load(slot, state, match)
+        states.append(state)
+        matches.append(match)
+        _reset_hand_agents(seats[slot], reset_seeds[slot], None if match is None else match.hands_played)
+    points = [[0] * config.num_players for _ in hands]
+    outcomes = [{"stalemate": 0, "cut_off": 0} for _ in hands]
+    active = list(range(len(hands)))
+    while active:
+        vector.step_rows(active, _choose(vector, active, seats))
+        still = []
+        for i in active:
+            state = states[i]
+            if not state.is_over:
+                still.append(i)
+                continue
+            result = state.result
+            match = matches[i]
+            if match is None:
+                records[i] |= {"outcome": result.outcome, "winner": result.winner, "payments": list(result.payments),
+                               "points": list(result.rewards), "turns": state.turn}
+                continue
+            points[i] = [p + r for p, r in zip(points[i], result.rewards)]
+            if result.outcome in outcomes[i]:
+                outcomes[i][result.outcome] += 1
+            if vector.results[i] is None:  # the match goes on: the slot dealt its next hand
+                states[i] = vector.state(i)
+                _reset_hand_agents(seats[i], reset_seeds[i], match.hands_played)
+                still.append(i)
+                continue
+            records[i] |= {"outcome": "match" if match.is_over else "cut_off", "winners": match.winners,
+                           "totals": list(match.totals), "points": points[i], "hands_played": match.hands_played,
+                           "stalemates": outcomes[i]["stalemate"], "cut_offs": outcomes[i]["cut_off"]}
+        active = still
+    return records
+
+
+def _reset_hand_agents(agents: Sequence[Agent], seeds: Sequence[int], hands_played: int | None) -> None:
+    """A new hand: reset the agents that play only this hand (one hand of a match: its own seed)."""
+    for agent, seed in zip(agents, seeds):
+        if not plays_many_hands(agent):
+            agent.reset(seed=seed if hands_played is None else zlib.crc32(f"{seed}:{hands_played}".encode()))
+
+
+def _choose(vector: VectorGame, rows: list[int], seats: list[list[Agent]]) -> list[int]:
+    """The action of the seat to act in each of ``rows``: each agent is asked once, for all its rows."""
+    to_act = vector.to_act
+    groups: dict[int, tuple[Agent, list[int]]] = {}
+    for i in rows:
+        agent = seats[i][to_act[i]]
+        groups.setdefault(id(agent), (agent, []))[1].append(i)
+    masks = vector.action_masks
+    chosen: dict[int, int] = {}
+    for agent, agent_rows in groups.values():
+        got = np.asarray(agent.act_batch(vector.observations[agent_rows], masks[agent_rows])).reshape(-1)
+        if got.size != len(agent_rows):
+            raise AgentError(f"agent {agent.name!r} returned {got.size} actions for {len(agent_rows)} rows")
+        for i, action in zip(agent_rows, got.tolist()):
+            if not (isinstance(action, int) and 0 <= action < vector.num_actions and masks[i, action]):
+                raise AgentError(f"agent {agent.name!r} in seat {int(to_act[i])} chose action {action!r}, "
+                                 "which its mask forbids")
+            chosen[i] = action
+    return [chosen[i] for i in rows]
 
 
 _WORKER: dict = {}
@@ -241,9 +294,9 @@ def _init_worker(config: ArenaConfig) -> None:
     _WORKER["config"] = config
 
 
-def _run_task(task: tuple[int, int]) -> list[dict]:
-    table_index, deal = task
-    return play_deal(_WORKER["config"], table_index, deal, _WORKER["pool"].lineup)
+def _run_task(task: tuple[int, range]) -> list[dict]:
+    table_index, deals = task
+    return play_deals(_WORKER["config"], table_index, deals, _WORKER["pool"])
 
 
 def check_config(config: ArenaConfig, factory: Callable[[str, int], Agent] | None = None) -> _AgentPool:
@@ -270,15 +323,15 @@ def run_arena(config: ArenaConfig, workers: int = 1, progress: bool = True,
     factory runs in this process only.
     """
     pool = check_config(config, factory)
-    tasks = [(t, d) for t in range(len(config.tables)) for d in range(config.deals)]
-    total = len(tasks) * config.num_players
+    tasks = [(t, deals) for t in range(len(config.tables)) for deals in task_deals(config)]
+    total = len(config.tables) * config.deals * config.num_players
     unit = "match" if config.matches else "hand"
     bar = _progress(total, unit, progress)
     records: list[dict] = []
     try:
         if workers <= 1 or factory is not None or len(tasks) == 1:
             for task in tasks:
-                got = play_deal(config, task[0], task[1], pool.lineup)
+                got = play_deals(config, task[0], task[1], pool)
                 records.extend(got)
                 bar.update(len(got))
         else:

@@ -10,13 +10,15 @@ import numpy as np
 import pytest
 
 from agents import arena
-from agents.arena import ArenaConfig, play_deal, rotations, run_arena, seat_tables, summarize
+from agents.arena import ArenaConfig, rotations, run_arena, seat_tables, summarize
 from agents.base import Agent, AgentError
 from agents.random_agent import RandomAgent
 from agents.rule_agent import RuleAgent
 from agents.stats import elo_ratings, expected_score, mean_interval, openskill_ratings, wilson_interval
 from agents.view import ObservationReader
 from rummy_env.encoding import DISCARD_BASE, DRAW_ACTION
+from rummy_env.game import GameState
+from rummy_env.ruleset import make_ruleset
 
 # ----------------------------------------------------------------------------- interval math
 
@@ -140,10 +142,7 @@ def test_seat_tables_round_robin_and_alternate_fill():
 
 
 class FirstLook(Agent):
-    """Plays like a random agent and records the hand it is shown at its first decision of each hand.
-
-    Only the player to act changes their own hand, so that is exactly the hand it was dealt.
-    """
+    """Plays like a random agent and records every hand it is shown before drawing."""
 
     def __init__(self, game, num_players, tag, shown):
         super().__init__(game, num_players)
@@ -151,50 +150,111 @@ class FirstLook(Agent):
         self.inner = RandomAgent(game, num_players)
         self.reader = ObservationReader(game, num_players)
         self.shown = shown
-        self.where = None
 
     def reset(self, seed=None):
         self.inner.reset(seed)
 
     def act(self, observation, action_mask):
-        if self.where not in self.shown:
-            self.shown[self.where] = (self.name, self.reader.hand(observation))
+        if action_mask[DRAW_ACTION]:
+            self.shown.setdefault(self.name, []).append(tuple(self.reader.hand(observation)))
         return self.inner.act(observation, action_mask)
 
 
 @pytest.mark.parametrize("game,players", [("indian", 2), ("romi", 3), ("basic", 4)])
 def test_duplicate_deals_replay_the_same_shuffle_with_seats_rotated(game, players):
+    """Every agent is dealt every seat's cards of each deal: one rotation of the seating per hand."""
     config = ArenaConfig(game=game, agents=tuple(f"a{i}" for i in range(players)), num_players=players,
-                         hands=players, seed=7, options={"max_turns": 3 * players})
+                         hands=2 * players, seed=7, options={"max_turns": 3 * players})
     shown: dict = {}
-    pool = {name: FirstLook(game, players, name, shown) for name in config.agents}
-    calls = []
+    records = run_arena(config, progress=False, factory=lambda spec, i: FirstLook(game, players, spec, shown))
+    assert len(records) == 2 * players
+    for deal in (0, 1):
+        hands = [r for r in records if r["deal"] == deal]
+        assert len({r["deal_key"] for r in hands}) == 1
+        assert [r["seats"] for r in hands] == [list(r) for r in rotations(tuple(range(players)))]
+        dealt = GameState(make_ruleset(game, players, max_turns=3 * players), arena.deal_seed(7, deal), 0).hands
+        for name in config.agents:  # each agent was shown each seat's dealt hand at its first draw
+            assert all(tuple(hand) in shown[name] for hand in dealt)
+    assert records[0]["deal_key"] != records[players]["deal_key"]
 
-    def lineup(seats):  # called once per rotation, in order
-        chosen = [pool[config.agents[a]] for a in seats]
-        for seat, agent in enumerate(chosen):
-            agent.where = (len(calls), seat)
-        calls.append(seats)
-        return chosen
 
-    def run(deal):
-        shown.clear()
-        calls.clear()
-        records = play_deal(config, 0, deal, lineup)
-        by_seat = {}
-        for (_rotation, seat), (name, hand) in sorted(shown.items()):
-            by_seat.setdefault(seat, []).append((name, hand))
-        return records, by_seat
+# Records of runs recorded when the arena still played each hand on its own, one move at a time
+# (before it played through rummy_env.vector): every record (deal, seats, outcome, winner,
+# payments, points, turns) must be the same, so the CRC-32 of their JSON is pinned, with the
+# per-agent wins and mean points to read at a glance.
+PINNED_RUNS = [
+    (("indian", ("random", "rule"), 2, 12, False, {}), [(0, -95.8333), (12, 95.8333)], 0xa1829bc2),
+    (("basic", ("random", "rule"), 2, 12, False, {}), [(0, -45.5833), (10, 45.5833)], 0x89b594e1),
+    (("romi", ("random", "rule"), 2, 12, False, {}), [(4, -32.9167), (8, 32.9167)], 0xd99dccf1),
+    (("indian", ("rule", "rule"), 2, 12, False, {}), [(6, 0.0), (6, 0.0)], 0xfc56eab1),
+    (("basic", ("rule", "rule"), 2, 12, False, {}), [(6, 0.0), (6, 0.0)], 0x20dd70),
+    (("romi", ("rule", "rule", "random"), 3, 12, False, {}), [(6, 27.0), (5, 17.3333), (1, -44.3333)], 0xf74d347d),
+    (("basic", ("rule", "rule"), 2, 12, True, {}), [(6, 0.0), (6, 0.0)], 0x9e9e6df1),
+    (("indian", ("random", "rule"), 2, 12, True, {"match_target": 120}), [(0, -185.3333), (12, 185.3333)], 0x2109033f),
+]
 
-    records, by_seat = run(0)
-    assert len(records) == players and len({r["deal_key"] for r in records}) == 1
-    assert [r["seats"] for r in records] == [list(r) for r in rotations(tuple(range(players)))]
-    for seat, looks in by_seat.items():
-        assert len(looks) == players
-        assert len({name for name, _ in looks}) == players  # a different agent in this seat each time
-        assert all(hand == looks[0][1] for _, hand in looks)  # ... always dealt the same cards
-    _, other = run(1)
-    assert other[0][0][1] != by_seat[0][0][1]
+
+@pytest.mark.parametrize(("case", "results", "crc"), PINNED_RUNS, ids=lambda v: str(v)[:40])
+def test_same_seed_same_records_as_before_the_vector_loop(case, results, crc):
+    """Seed 4: the hands, wins and points of each game (hands and matches, I8, B6, R8) are unchanged."""
+    import json
+    import zlib
+
+    game, agents, players, hands, matches, options = case
+    config = ArenaConfig(game=game, agents=agents, hands=hands, num_players=players, seed=4, matches=matches,
+                         options=options)
+    records = run_arena(config, progress=False)
+    summary = summarize(config, records)
+    assert [(row["wins"], round(row["mean_points"], 4)) for row in summary["agents"]] == results
+    assert zlib.crc32(json.dumps(records, sort_keys=True).encode()) == crc
+
+
+def test_same_records_as_before_over_several_tasks():
+    """20 deals are two tasks of DEALS_PER_TASK deals; the records are those of hands played one by one."""
+    import json
+    import zlib
+
+    assert arena.DEALS_PER_TASK < 20
+    config = ArenaConfig(game="basic", agents=("random", "rule"), hands=40, seed=9)
+    records = run_arena(config, progress=False)
+    assert zlib.crc32(json.dumps(records, sort_keys=True).encode()) == 0xfc97001e
+
+
+class Batched(Agent):
+    """A random player with its own act_batch (so one instance plays every hand); counts its calls."""
+
+    name = "batched"
+
+    def __init__(self, game, num_players):
+        super().__init__(game, num_players)
+        self.inner = RandomAgent(game, num_players)
+        self.rows: list[int] = []
+
+    def act(self, observation, action_mask):
+        return self.inner.act(observation, action_mask)
+
+    def act_batch(self, observations, masks):
+        self.rows.append(len(masks))
+        return np.array([self.inner.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
+
+
+def test_an_agent_with_act_batch_acts_for_many_hands_at_once():
+    """One Batched instance is asked for the rows of many hands in one call; a plain agent gets one
+    instance per hand in play (it may keep state within a hand)."""
+    built: list[Agent] = []
+
+    def factory(spec, index):
+        built.append(Batched("basic", 2) if spec == "batched" else RandomAgent("basic", 2))
+        return built[-1]
+
+    config = ArenaConfig(game="basic", agents=("batched", "random"), hands=2 * arena.DEALS_PER_TASK, seed=1)
+    records = run_arena(config, progress=False, factory=factory)
+    assert len(records) == 2 * arena.DEALS_PER_TASK
+    batched = [a for a in built if isinstance(a, Batched)]
+    assert len(batched) == 1 and sum(isinstance(a, RandomAgent) for a in built) == 2 * arena.DEALS_PER_TASK
+    rows = batched[0].rows
+    assert max(rows) > arena.DEALS_PER_TASK // 2  # the seats of many hands in one call
+    assert sum(rows) > sum(r["turns"] for r in records) // 2 - len(rows)  # every one of its decisions came through
 
 
 def test_results_do_not_depend_on_the_number_of_workers():
@@ -255,7 +315,7 @@ def test_cli_help(capsys):
 
 def test_cli_bad_agent_fails_before_any_game(capsys, tmp_path, monkeypatch):
     played = []
-    monkeypatch.setattr(arena, "play_deal", lambda *a, **k: played.append(a))
+    monkeypatch.setattr(arena, "play_deals", lambda *a, **k: played.append(a))
     with pytest.raises(SystemExit) as exit_info:
         arena.main(["--game", "indian", "--agents", "random", f"ppo:{tmp_path / 'missing.pt'}", "--hands", "4"])
     assert exit_info.value.code == 2

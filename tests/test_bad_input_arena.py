@@ -22,7 +22,7 @@ SMALL_RUN = ["--game", "basic", "--agents", "random", "rule", "--hands", "2", "-
 def played(monkeypatch):
     """The deals the arena plays (none are played: each call is only recorded)."""
     calls: list = []
-    monkeypatch.setattr(arena, "play_deal", lambda *args, **kwargs: calls.append(args) or [])
+    monkeypatch.setattr(arena, "play_deals", lambda *args, **kwargs: calls.append(args) or [])
     return calls
 
 
