@@ -43,40 +43,11 @@ at either end (R5): two actions, ``place * on s`` (high end) and ``ROMI_PLACE_JO
 Observation
 ===========
 
-A flat float32 vector; ``observation_layout(game, num_players)`` names its slices. Planes have 53
-entries, one per card type. Per-player blocks are in seat order *relative to the observer*: row 0
-is the observer, row 1 the next seat to play, and so on.
-
-=================  ============  ==============================================================
-name               size          contents
-=================  ============  ==============================================================
-``hand``           53            the observer's cards (counts)
-``discard_top``    53            one-hot of the discard pile's top card
-``discard_rest``   53            counts of the cards under the top
-``just_taken``     53            one-hot of the card the player to act took this turn from the
-                                 discard pile or as the cut card (G7: it may not be discarded)
-``must_place``     53            römi: the cards owed to the table this turn (R4, R5): 1 at the
-                                 discard top taken after the first turn, and at the joker entry
-                                 the jokers owed (taken by swaps or from the pile), 0..2
-``wild_card``      53            Indian: one-hot of the wild joker card turned up (I2; off: 0)
-``cut_card``       53            römi: one-hot of the cut card while it lies there (R2)
-``table_cards``    53            Basic, römi: counts of the physical cards on the table
-``table_melds``    S x 53        Basic, römi: per table meld slot, +1 where a natural card
-                                 stands, -1 where a joker stands for that card; entry 52 counts
-                                 the meld's jokers. S = ``MAX_TABLE_MELDS``; unused slots are 0
-``known``          n x 53        per player, cards known to be in their hand: taken from the
-                                 discard pile (or a swapped joker) and not yet played
-``discarded``      n x 53        per player, how many of each card they discarded this hand,
-                                 capped at the most copies of one card type (2; Basic 1)
-``phase``          2             one-hot: draw, play (both 0 once the hand is over)
-``to_act``         n             one-hot: the relative seat of the player to act
-``stock_size``     1             cards in the stock / cards in the deck
-``stock_rebuilt``  1             1 once the stock has been rebuilt from the discards (G8)
-``hand_sizes``     n             cards in each hand / hand size of the game
-``opened``         n             Basic, römi: 1 for each player with a meld on the table
-``match_scores``   n             match totals / ``match_target`` (capped at 2); 0 outside a match
-``turn``           1             turns played this hand / ``max_turns``, in steps of 1/127
-=================  ============  ==============================================================
+A flat float32 vector; ``observation_layout(game, num_players)`` names its slices. Its parts are
+defined once, in the observation spec ``rummy_env.obs_spec.OBSERVATION_PLANES`` (name, games,
+size, bounds, scale, writer, how the tracker keeps it, reader, contents), which the layout, the
+``Box`` bounds (``layout_for``), ``ObservationEncoder``, ``ObservationTracker``,
+``agents.view`` and the table of ``docs/env.md`` all follow.
 
 Nothing hidden from the observer enters it: other hands are present only through their sizes
 and the public ``known`` cards, and the stock only through its size.
@@ -94,12 +65,15 @@ from functools import cache
 
 import numpy as np
 
-from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES
+from .cards import JOKER, NUM_RANKS, NUM_TYPES
 from .game import (
     DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD,
     GameState, Move,
 )
 from .melds import SET
+from .obs_spec import (
+    MAX_TABLE_MELDS, MOVE_KEPT, MOVES, OBSERVE, ONE, Plane, discard_cap, plane_size, planes_of, row_count,
+)
 from .ruleset import RuleSet, game_spec
 from .table import template_index
 
@@ -115,20 +89,19 @@ INDIAN_DECLARE_BASE = DISCARD_BASE + NUM_TYPES  # 55
 INDIAN_NUM_ACTIONS = INDIAN_DECLARE_BASE + NUM_TYPES  # 108
 
 BASIC_NUM_TEMPLATES = 329
-BASIC_MAX_TABLE_MELDS = 52 // 3  # 17
+BASIC_MAX_TABLE_MELDS = MAX_TABLE_MELDS["basic"]  # 17
 BASIC_MELD_BASE = DISCARD_BASE + NUM_TYPES  # 55
 BASIC_PLACE_BASE = BASIC_MELD_BASE + BASIC_NUM_TEMPLATES  # 384
 BASIC_NUM_ACTIONS = BASIC_PLACE_BASE + BASIC_MAX_TABLE_MELDS * NUM_TYPES  # 1285
 
 ROMI_NUM_TEMPLATES = 373
-ROMI_MAX_TABLE_MELDS = 106 // 3  # 35
+ROMI_MAX_TABLE_MELDS = MAX_TABLE_MELDS["romi"]  # 35
 ROMI_TAKE_CUT_ACTION = DISCARD_BASE + NUM_TYPES  # 55
 ROMI_MELD_BASE = ROMI_TAKE_CUT_ACTION + 1  # 56
 ROMI_PLACE_BASE = ROMI_MELD_BASE + ROMI_NUM_TEMPLATES  # 429
 ROMI_PLACE_JOKER_LOW_BASE = ROMI_PLACE_BASE + ROMI_MAX_TABLE_MELDS * NUM_TYPES  # 2284
 ROMI_NUM_ACTIONS = ROMI_PLACE_JOKER_LOW_BASE + ROMI_MAX_TABLE_MELDS  # 2319
 
-MAX_TABLE_MELDS = {"indian": 0, "basic": BASIC_MAX_TABLE_MELDS, "romi": ROMI_MAX_TABLE_MELDS}
 NUM_ACTIONS = {"indian": INDIAN_NUM_ACTIONS, "basic": BASIC_NUM_ACTIONS, "romi": ROMI_NUM_ACTIONS}
 
 _NO_BLOCK = -(10**9)  # base of a move kind the game lacks: any id built on it is out of range
@@ -295,7 +268,7 @@ def describe_action(state: GameState, action: int) -> str:
 
 @dataclass(frozen=True)
 class ObservationLayout:
-    """Where each named part of one game's observation lies, and its bounds."""
+    """Where each named part of one game's observation lies, and its bounds (``obs_spec``)."""
 
     game: str
     num_players: int
@@ -303,61 +276,30 @@ class ObservationLayout:
     slices: dict[str, slice]
     low: np.ndarray
     high: np.ndarray
-
-
-def _segments(game: str, num_players: int) -> list[tuple[str, int]]:
-    n = num_players
-    spec = game_spec(game)
-    planes = [("hand", NUM_TYPES), ("discard_top", NUM_TYPES), ("discard_rest", NUM_TYPES), ("just_taken", NUM_TYPES)]
-    if spec.later_take_must_be_placed:
-        planes.append(("must_place", NUM_TYPES))
-    if spec.cut_card:
-        planes.append(("cut_card", NUM_TYPES))
-    if "wild_joker" in spec.options:
-        planes.append(("wild_card", NUM_TYPES))
-    if spec.table_melds:
-        planes += [("table_cards", NUM_TYPES), ("table_melds", MAX_TABLE_MELDS[game] * NUM_TYPES)]
-    planes += [("known", n * NUM_TYPES), ("discarded", n * NUM_TYPES)]
-    scalars = [("phase", 2), ("to_act", n), ("stock_size", 1), ("stock_rebuilt", 1), ("hand_sizes", n)]
-    if spec.table_melds:
-        scalars.append(("opened", n))
-    scalars += [("match_scores", n), ("turn", 1)]
-    return planes + scalars
+    planes: tuple[Plane, ...] = ()
+    """The spec's planes this game has, in vector order."""
 
 
 @cache
-def _observation_layout(game: str, num_players: int, decks: int, printed_jokers: int) -> ObservationLayout:
+def layout_for(rules: RuleSet) -> ObservationLayout:
+    """The observation layout (slices and bounds) for a rule set, from ``OBSERVATION_PLANES``."""
+    planes = planes_of(rules.game)
     slices: dict[str, slice] = {}
     offset = 0
-    for name, size in _segments(game, num_players):
-        slices[name] = slice(offset, offset + size)
+    for entry in planes:
+        size = plane_size(entry, rules.game, rules.num_players)
+        slices[entry.name] = slice(offset, offset + size)
         offset += size
     low = np.zeros(offset, np.float32)
     high = np.ones(offset, np.float32)
-    copies = np.full(NUM_TYPES, float(decks), np.float32)
-    copies[JOKER] = float(max(1, printed_jokers))
-    for name in ("hand", "discard_rest", "table_cards", "known"):
-        if name in slices:
-            high[slices[name]] = np.tile(copies, (slices[name].stop - slices[name].start) // NUM_TYPES)
-    high[slices["discarded"]] = discard_cap(decks, printed_jokers)
-    if "table_melds" in slices:
-        melds = slices["table_melds"]
-        low[melds] = -1.0
-        per_slot = np.ones(NUM_TYPES, np.float32)
-        per_slot[JOKER] = 2.0  # römi: at most 2 jokers a meld (R3); Basic has none
-        high[melds] = np.tile(per_slot, (melds.stop - melds.start) // NUM_TYPES)
-    for name in ("hand_sizes", "match_scores"):
-        high[slices[name]] = 2.0
-    if "must_place" in slices:
-        high[slices["must_place"].start + JOKER] = float(max(1, printed_jokers))  # jokers owed (R4, R5)
+    for entry in planes:
+        part = slices[entry.name]
+        low[part] = entry.low
+        row = np.broadcast_to(np.asarray(entry.high(rules), np.float32), (entry.width,))
+        high[part] = np.tile(row, row_count(entry, rules.game, rules.num_players))
     low.setflags(write=False)
     high.setflags(write=False)
-    return ObservationLayout(game, num_players, offset, slices, low, high)
-
-
-def discard_cap(decks: int, printed_jokers: int) -> int:
-    """The cap on each ``discarded`` count: the most copies of any card type in the deck."""
-    return max(decks, printed_jokers, 1)
+    return ObservationLayout(rules.game, rules.num_players, offset, slices, low, high, planes)
 
 
 def observation_layout(game: str, num_players: int, printed_jokers: int = 2) -> dict[str, slice]:
@@ -373,33 +315,29 @@ def _rules_for(game: str, num_players: int, printed_jokers: int = 2) -> RuleSet:
     return make_ruleset(game, num_players, **options)
 
 
-def layout_for(rules: RuleSet) -> ObservationLayout:
-    """The observation layout (slices and bounds) for a rule set."""
-    return _observation_layout(rules.game, rules.num_players, rules.decks, rules.printed_jokers)
-
-
 def observation_size(game: str, num_players: int) -> int:
     """The length of ``game``'s observation vector for ``num_players`` players."""
     return layout_for(_rules_for(game, num_players)).size
 
 
 def split_observation(observation: np.ndarray, game: str, num_players: int) -> dict[str, np.ndarray]:
-    """The observation cut into its named parts (views, with planes reshaped to rows of 53)."""
+    """The observation cut into its named parts (views, with planes of several rows of 53 reshaped)."""
     parts = {}
-    for name, part in observation_layout(game, num_players).items():
-        view = observation[..., part]
-        if name in ("table_melds", "known", "discarded"):
+    layout = layout_for(_rules_for(game, num_players))
+    for entry in layout.planes:
+        view = observation[..., layout.slices[entry.name]]
+        if entry.width == NUM_TYPES and entry.rows != ONE:
             view = view.reshape(*observation.shape[:-1], -1, NUM_TYPES)
-        parts[name] = view
+        parts[entry.name] = view
     return parts
 
 
 class ObservationEncoder:
     """Builds the observation vector of one rule set for any seat of a ``GameState``.
 
-    ``encode`` reads only public facts and the observer's own hand. It writes every entry as a
-    small int into one int8 buffer (``encode_bytes``), then converts and scales it once (stock
-    size, hand sizes, turn).
+    ``encode`` reads only public facts and the observer's own hand. Each plane's writer
+    (``obs_spec.OBSERVATION_PLANES``) gives its entries as small ints; they are joined into one
+    int8 buffer (``encode_bytes``), then converted and scaled once (stock size, hand sizes, turn).
     """
 
     def __init__(self, rules: RuleSet):
@@ -410,17 +348,17 @@ class ObservationEncoder:
         self.size = self.layout.size
         self._n = n
         self._rows = tuple(operator.itemgetter(*((observer + i) % n for i in range(n))) for observer in range(n))
+        self.to_act_bytes = tuple(bytes(i) + b"\x01" + bytes(n - i - 1) for i in range(n))
+        """Relative seat -> the ``to_act`` one-hot."""
+        self._writers = tuple(entry.write for entry in self.layout.planes if entry.write is not None)
         self._table = rules.table_melds
         self._max_slots = MAX_TABLE_MELDS[rules.game]
-        self._zero_plane = bytes(NUM_TYPES)
-        self._beside_zeros = bytes(NUM_TYPES * sum(name in s for name in ("must_place", "cut_card", "wild_card")))
         self._hand = s["hand"]
         self._top = s["discard_top"].start
         self._rest = s["discard_rest"]
         self._taken = s["just_taken"].start
         self._must = s["must_place"].start if "must_place" in s else -1
         self._cut = s["cut_card"].start if "cut_card" in s else -1
-        self._wild = s["wild_card"].start if "wild_card" in s else -1
         self._table_slice = slice(s["table_cards"].start, s["table_melds"].stop) if self._table else None
         self._known = s["known"].start
         self._discarded = s["discarded"].start
@@ -432,16 +370,19 @@ class ObservationEncoder:
         self._opened = s["opened"] if "opened" in s else None
         self._match = s["match_scores"]
         self._turn = s["turn"].start
-        self._scalar_zeros = bytes(self.size - s["phase"].start)
         cap = discard_cap(rules.decks, rules.printed_jokers)
         self._cap_discarded = bytes(min(v, cap) for v in range(256))
         scale = np.ones(self.size, np.float32)
-        scale[self._stock] = 1.0 / (NUM_NATURAL * rules.decks + rules.printed_jokers)
-        scale[self._hand_sizes] = 1.0 / rules.hand_size
-        scale[self._turn] = 1.0 / 127
+        for entry in self.layout.planes:
+            if entry.scale is not None:
+                scale[s[entry.name]] = entry.scale(rules)
         self._scale = scale
         self._max_turns = rules.max_turns
         self._inverse_target = 1.0 / rules.match_target
+
+    def rows_of(self, observer: int):
+        """A function picking per-player entries in seat order relative to ``observer``."""
+        return self._rows[observer]
 
     def table_bytes(self, table: list[list]) -> bytes:
         """The ``table_cards`` and ``table_melds`` planes as int8 bytes."""
@@ -482,36 +423,7 @@ class ObservationEncoder:
 
     def encode_bytes(self, state: GameState, observer: int) -> bytearray:
         """The observation of seat ``observer`` as int8 entries, before scaling (no match scores)."""
-        rows = self._rows[observer]  # picks per-player entries in relative seat order
-        discard = state.discard
-        buffer = bytearray(b"".join((
-            bytes(state.hands[observer]), self._zero_plane, self.discard_rest_bytes(discard), self._zero_plane,
-            self._beside_zeros, self.table_bytes(state.table) if self._table else b"",
-            *map(bytes, rows(state.known)), *map(self.capped_discards, rows(state.discarded)), self._scalar_zeros,
-        )))
-        if discard:
-            buffer[self._top + discard[-1]] = 1
-        if state.taken_card != -1:
-            buffer[self._taken + state.taken_card] = 1
-        if self._must != -1:
-            if state.owed_card != -1:
-                buffer[self._must + state.owed_card] = 1
-            if state.owed_jokers:
-                buffer[self._must + JOKER] = state.owed_jokers
-            if state.cut_card != -1:
-                buffer[self._cut + state.cut_card] = 1
-        elif self._wild != -1 and state.wild_card != -1:
-            buffer[self._wild + state.wild_card] = 1
-        if state.phase < 2:  # PHASE_DRAW, PHASE_PLAY
-            buffer[self._phase + state.phase] = 1
-        buffer[self._to_act + (state.current - observer) % self._n] = 1
-        buffer[self._stock] = len(state.stock)
-        buffer[self._rebuilt] = 1 if state.rebuilds else 0
-        buffer[self._hand_sizes] = map(sum, rows(state.hands))
-        if self._opened is not None:
-            buffer[self._opened] = rows(state.opened)
-        buffer[self._turn] = min(state.turn * 127 // self._max_turns, 127)
-        return buffer
+        return bytearray(b"".join([write(self, state, observer) for write in self._writers]))
 
     def finish(self, buffer: bytearray | np.ndarray, observer: int, match_totals=None) -> np.ndarray:
         """The float32 observation from ``encode_bytes``' buffer (or an int8 view of it), with the match scores."""
@@ -536,6 +448,11 @@ def _changes(old: bytes | bytearray, new: bytes) -> list[tuple[int, int]]:
         out.append((i, value if value < 128 else value - 256))
         diff &= (1 << (i << 3)) - 1
     return out
+
+
+_OBSERVED_FAST = ("discard_top", "just_taken", "must_place", "cut_card", "phase", "to_act", "stock_size",
+                  "stock_rebuilt", "turn")
+"""The planes kept ``"observe"`` that ``ObservationTracker.observe`` sets cell by cell."""
 
 
 class ObservationTracker:
@@ -593,6 +510,16 @@ class ObservationTracker:
         self._match = encoder._match
         self._inverse_target = encoder._inverse_target
         self._rows = encoder._rows
+        # what the spec asks of the tracker (``obs_spec.Plane.keep``): planes kept by moves need a
+        # branch in ``moved``; planes rewritten at each look that ``observe`` has no fast code for
+        # are rewritten from their writers
+        planes = encoder.layout.planes
+        unknown = [p.name for p in planes if p.keep == MOVES and p.name not in MOVE_KEPT]
+        if unknown:
+            raise EncodingError(f"observation planes {unknown} are kept 'moves', but ObservationTracker.moved keeps "
+                                f"only {MOVE_KEPT}: keep them 'observe' (obs_spec) or give moved a branch")
+        self._rewritten = tuple((encoder.layout.slices[p.name], p.write, encoder._scale[encoder.layout.slices[p.name]])
+                                for p in planes if p.keep == OBSERVE and p.name not in _OBSERVED_FAST)
         self._vectors: list[np.ndarray | None] = [None] * n
         self._stale = True
 
@@ -800,6 +727,8 @@ class ObservationTracker:
                 cells[mark] = 1
                 marks.append(mark)
         self._marks[observer] = marks
+        for part, write, scale in self._rewritten:
+            vector[part] = np.frombuffer(write(self.encoder, state, observer), dtype=np.int8) * scale
         obs = vector.copy()
         if match_totals is not None:
             inverse = self._inverse_target

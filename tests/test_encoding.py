@@ -331,7 +331,7 @@ def test_docs_tables_agree_with_the_encoding():
     rows = 0
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != 6 or not cells[0].startswith("`") or cells[1] == "size":
+        if len(cells) != 7 or not cells[0].startswith("`") or cells[1] == "size":
             continue
         name = cells[0].strip("`")
         if name not in set().union(*layouts.values()):

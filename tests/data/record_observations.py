@@ -1,15 +1,16 @@
 """Record observations of random play, so that a change to the encoding can be checked against them.
 
 For each case (game, player count, rule options) plays 360 seeded uniformly random steps and keeps
-every third state (its ``to_dict()``, history left out: the observation does not read it), with,
-for every seat, the SHA-256 (its first 20 hex digits) of the float32 observation bytes and of the decoded ``View``
-(``agents.view``), and the SHA-256 of the ``Box`` bounds. Every fourth state is observed with
-match totals, so the ``match_scores`` part is covered too.
+every third state and every hand's last (its ``to_dict()``, history left out: the observation does
+not read it), with, for every seat, the SHA-256 (first 20 hex digits) of the float32 observation
+bytes and of the decoded ``View`` (``agents.view``), and that of the ``Box`` bounds. Every fourth
+state is observed with match totals, so the ``match_scores`` part is covered too; three cases with
+a short turn cap end hands cut off (G9).
 
     python tests/data/record_observations.py
 
 ``tests/test_observation_spec.py`` rebuilds each state with ``GameState.from_dict`` and checks the
-encoder, the tracker-fed environment path and the reader still give the same bytes. The file was
+encoder, the tracker (a seat's first look) and the reader still give the same bytes. The file was
 recorded before the observation spec (``rummy_env/obs_spec.py``) replaced the hand-written layout.
 """
 
@@ -31,8 +32,11 @@ from rummy_env.encoding import encode_observation, layout_for  # noqa: E402
 from rummy_env.game import GameState  # noqa: E402
 
 OUT = Path(__file__).with_name("observations_golden.json.gz")
-CASES = [("indian", n, {}) for n in range(2, 7)] + [("indian", 2, {"wild_joker": True}), ("indian", 3, {"printed_jokers": 0})]
+CASES = [("indian", n, {}) for n in range(2, 7)]
+CASES += [("indian", 2, {"wild_joker": True}), ("indian", 3, {"printed_jokers": 0})]
 CASES += [("basic", n, {}) for n in range(2, 5)] + [("romi", n, {}) for n in range(2, 5)]
+# short turn caps: hands cut off (G9), the turn entry at its top
+CASES += [("indian", 2, {"max_turns": 30}), ("basic", 3, {"max_turns": 25}), ("romi", 2, {"max_turns": 20})]
 STEPS = 360
 
 
@@ -59,7 +63,7 @@ def record_case(game: str, players: int, options: dict) -> dict:
         state = GameState.new(game, players, seed=f"golden:{hand}", first_player=hand % players, **options)
         hand += 1
         while steps < STEPS:
-            if steps % 3 == 0:
+            if steps % 3 == 0 or state.is_over:
                 data = state.to_dict()
                 data["history"] = []
                 totals = totals_for(len(states), players)
