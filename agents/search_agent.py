@@ -24,10 +24,11 @@ import random
 import numpy as np
 
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES
-from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
+from rummy_env.encoding import action_layout
 from rummy_env.game import DISCARD, DRAW, PHASE_DRAW, PHASE_PLAY, TAKE_DISCARD, GameState
 from rummy_env.melds import RUN, SET
 from rummy_env.ruleset import make_ruleset
+from rummy_env.vector import VectorGame
 
 from .base import Agent, AgentError, legal_actions
 from .rule_agent import RuleAgent
@@ -144,7 +145,7 @@ class SearchAgent(Agent):
         self.rules = make_ruleset(game, num_players, **options)
         self.reader = ObservationReader(game, num_players, **options)
         self.rule = RuleAgent(game, num_players, seed, options)
-        self.encoder = ObservationEncoder(self.rules)
+        self.rule_options = dict(options)
         self.layout = action_layout(game)
         self.moves = self.layout.moves
         self.worlds = worlds
@@ -153,6 +154,7 @@ class SearchAgent(Agent):
         self.z = z
         self.max_rollout_turns = max_rollout_turns
         self.rng = random.Random(seed)
+        self._vector: VectorGame | None = None  # the rollouts' slots, built at the first search
         self.searched = 0
         self.deviated = 0
 
@@ -190,15 +192,29 @@ class SearchAgent(Agent):
         return [self.layout.action((DISCARD, c, 0)) for c in order[:self.candidates]]
 
     def search(self, view: View, options: list[int]) -> int:
-        """The rule agent's choice (``options[0]``) unless an alternative is clearly better in rollouts."""
+        """The rule agent's choice (``options[0]``) unless an alternative is clearly better in rollouts.
+
+        The first ``min_worlds`` guesses are dealt (in order, from ``self.rng``) and all their
+        rollouts played together; after that one guess at a time, until guessing may stop.
+        """
         self.searched += 1
         gains: list[list[float]] = [[] for _ in options]
-        for world_index in range(self.worlds):
-            world = determinise(view, self.rules, self.rng, seed=self.rng.getrandbits(32))
-            base = self.rollout(world.clone(), options[0])
-            for i in range(1, len(options)):
-                gains[i].append(self.rollout(world.clone(), options[i]) - base)
-            if world_index + 1 >= self.min_worlds and all(_upper(g, self.z) <= 0 for g in gains[1:]):
+        width = len(options)
+        world_index = 0
+        while world_index < self.worlds:
+            count = self.min_worlds if world_index == 0 else 1
+            worlds = [determinise(view, self.rules, self.rng, seed=self.rng.getrandbits(32)) for _ in range(count)]
+            values = self.rollouts([(world, action) for world in worlds for action in options])
+            stop = False
+            for k in range(count):
+                base = values[k * width]
+                for i in range(1, width):
+                    gains[i].append(values[k * width + i] - base)
+                world_index += 1
+                if world_index >= self.min_worlds and all(_upper(g, self.z) <= 0 for g in gains[1:]):
+                    stop = True
+                    break
+            if stop:
                 break
         best, best_low = 0, 0.0
         for i in range(1, len(options)):
@@ -208,19 +224,45 @@ class SearchAgent(Agent):
         self.deviated += best != 0
         return options[best]
 
-    def rollout(self, state: GameState, action: int) -> float:
-        """Our reward after playing ``action`` and then the rule agent in every seat to the hand's end."""
-        state.apply(self.moves[action])
-        rule = self.rule
-        encoder = self.encoder
-        moves = self.moves
-        limit = state.turn + self.max_rollout_turns
-        while not state.is_over and state.turn < limit:
-            seat = state.current
-            state.apply(moves[rule.act(encoder.encode(state, seat), action_mask(state))])
-        if not state.is_over:
-            return 0.0
-        return float(state.result.rewards[0])
+    def rollouts(self, starts: list[tuple[GameState, int]]) -> list[float]:
+        """For each (state, action): our reward after playing ``action`` in a copy of the state and
+        then the rule agent in every seat to the hand's end (0 when ``max_rollout_turns`` turns
+        pass first). All are played together in one ``VectorGame``, the rule agent asked once per
+        step for every row."""
+        vector = self._rollout_vector(len(starts))
+        rows = list(range(len(starts)))
+        for i, (state, _) in enumerate(starts):
+            vector.load(i, state.clone())
+        vector.step_rows(rows, [action for _, action in starts])
+        values = [0.0] * len(starts)
+        limits = [0] * len(starts)
+        active = []
+        for i in rows:
+            if vector.results[i] is not None:
+                values[i] = vector.results[i].points[0]
+            else:
+                limits[i] = vector.state(i).turn + self.max_rollout_turns
+                active.append(i)
+        while active:
+            active = [i for i in active if vector.state(i).turn < limits[i]]
+            if not active:
+                break
+            vector.step_rows(active, self.rule.act_batch(vector.observations[active], vector.action_masks[active]))
+            results = vector.results
+            still = []
+            for i in active:
+                if results[i] is None:
+                    still.append(i)
+                else:
+                    values[i] = results[i].points[0]
+            active = still
+        return values
+
+    def _rollout_vector(self, slots: int) -> VectorGame:
+        if self._vector is None or self._vector.num_envs < slots:
+            size = max(slots, self.min_worlds * max(self.candidates, 2))
+            self._vector = VectorGame(self.game, size, self.num_players, **self.rule_options)
+        return self._vector
 
 
 def _mean_and_error(values: list[float]) -> tuple[float, float]:

@@ -28,6 +28,7 @@ from rummy_env.encoding import (
 from rummy_env.game import DRAW, MELD, PLACE, GameState
 from rummy_env.scenario import make_state
 from rummy_env.table import template_index
+from rummy_env.vector import VectorGame
 
 SETUPS = [("indian", 2), ("indian", 4), ("basic", 2), ("basic", 3), ("romi", 2), ("romi", 4)]
 
@@ -428,3 +429,75 @@ def test_search_agent_is_legal_and_reproducible():
         return actions
 
     assert play(3) == play(3)
+
+
+# Search decisions recorded when rollouts were played one at a time on the engine (before they
+# went through rummy_env.vector): at z = 0 every alternative that does better on average is taken,
+# so a change in any rollout's value shows. Per game: (index in tests/data/rule_positions_<game>.npz,
+# the action chosen after reset(seed=index)) for the first ten positions searched.
+SEARCH_PINS = {
+    "indian": [(0, 1), (1, 53), (2, 0), (3, 27), (4, 0), (5, 34), (6, 1), (7, 5), (8, 1), (9, 24)],
+    "basic": [(2, 38), (3, 0), (5, 12), (6, 1), (8, 34), (9, 0), (11, 23), (14, 46), (15, 1), (17, 9)],
+    "romi": [(0, 1), (3, 27), (4, 0), (5, 12), (6, 41), (7, 12), (8, 41), (9, 39), (10, 5), (11, 1)],
+}
+
+
+@pytest.mark.parametrize("game", sorted(SEARCH_PINS))
+def test_search_decisions_are_those_recorded_before_batched_rollouts(game):
+    from pathlib import Path
+
+    from agents.search_agent import SearchAgent
+
+    data = np.load(Path(__file__).parent / "data" / f"rule_positions_{game}.npz")
+    agent = SearchAgent(game, 2, seed=0, z=0.0)
+    got = []
+    for index, _ in SEARCH_PINS[game]:
+        agent.reset(seed=index)
+        got.append((index, agent.act(data["observations"][index], data["masks"][index])))
+    assert got == SEARCH_PINS[game]
+    assert agent.searched == 10 and agent.deviated == {"indian": 3, "basic": 2, "romi": 4}[game]
+
+
+def test_search_hand_is_the_one_recorded_before_batched_rollouts():
+    """A whole Basic hand (seed "pin:0"), search (z = 0) in seat 0 against the rule agent: the same moves."""
+    import json
+    import zlib
+
+    from agents.search_agent import SearchAgent
+
+    vector = VectorGame("basic", 1, 2)
+    vector.load(0, GameState.new("basic", 2, seed="pin:0"))
+    search, rule = SearchAgent("basic", 2, seed=3, z=0.0), RuleAgent("basic", 2)
+    search.reset(seed=11)
+    line = []
+    while vector.results[0] is None:
+        agent = search if vector.to_act[0] == 0 else rule
+        line.append(int(agent.act_batch(vector.observations, vector.action_masks)[0]))
+        vector.step_rows([0], line[-1:])
+    assert len(line) == 57 and zlib.crc32(json.dumps(line).encode()) == 0x41db9a9a
+    assert search.searched == 20
+
+
+def test_search_rollouts_play_each_start_as_the_engine_does():
+    """rollouts(): our reward after the action, then the rule agent in every seat, as played move by move."""
+    from agents.search_agent import SearchAgent
+
+    agent = SearchAgent("romi", 2, seed=0, max_rollout_turns=200)
+    rule = RuleAgent("romi", 2)
+    moves = action_layout("romi").moves
+    starts = []
+    for seed in range(5):
+        state = GameState.new("romi", 2, seed=seed)
+        starts.append((state, int(np.flatnonzero(action_mask(state))[seed % 2])))
+    want = []
+    for state, action in starts:
+        state = state.clone()
+        encoder = ObservationEncoder(state.rules)
+        state.apply(moves[action])
+        while not state.is_over:
+            state.apply(moves[rule.act(encoder.encode(state, state.current), action_mask(state))])
+        want.append(float(state.result.rewards[0]))
+    assert agent.rollouts(starts) == want
+    assert any(want)
+    short = SearchAgent("romi", 2, seed=0, max_rollout_turns=2)  # cut off: worth 0
+    assert short.rollouts(starts) == [0.0] * 5
