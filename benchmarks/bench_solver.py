@@ -6,7 +6,12 @@ Figures (median of ``--runs`` runs, each on freshly dealt hands from its own see
   ``indian_penalty_wild``: the same with a random wild rank (I2);
 * ``declare_discards``: 14 cards, the same decks (the engine asks this at every Indian discard);
   ``declare_discards_wild``: with a random wild rank;
-* ``min_deadwood_basic``: 10 cards from one deck; ``min_deadwood_romi``: 13 cards from 106.
+* ``min_deadwood_basic``: 10 cards from one deck; ``min_deadwood_romi``: 13 cards from 106;
+* ``hand_penalty_text``: the public ``rules.hand_penalty("indian", text)``, parsing included (13
+  cards in G2 notation, 106-card deck); ``hand_penalty_array``: the same hands as count arrays.
+
+The solver's compiled search is used unless ``--python`` (``solver.use_compiled(False)``); with
+``--compare`` both are timed in the same run and the ratio is printed.
 
 The solver memoises suit profiles across hands, so a long training run gets faster as it goes:
 each figure is taken after a warm-up of ``--warmup`` CPU seconds (default: as long as one timed
@@ -25,8 +30,10 @@ import statistics
 import time
 from collections.abc import Callable
 
-from rummy_env import solver
-from rummy_env.cards import JOKER, to_counts
+import numpy as np
+
+from rummy_env import rules, solver
+from rummy_env.cards import JOKER, format_cards, from_counts, to_counts
 
 TWO_DECKS = [c for c in range(52) for _ in range(2)] + [JOKER, JOKER]
 ONE_DECK = list(range(52))
@@ -39,11 +46,19 @@ CASES: dict[str, tuple[Callable, list[int], int, bool]] = {
     "declare_discards_wild": (solver.declare_discards, TWO_DECKS, 14, True),
     "min_deadwood_basic": (lambda c, w: solver.min_deadwood(c, "basic"), ONE_DECK, 10, False),
     "min_deadwood_romi": (lambda c, w: solver.min_deadwood(c, "romi"), TWO_DECKS, 13, False),
+    "hand_penalty_text": (lambda c, w: rules.hand_penalty("indian", c), TWO_DECKS, 13, False),
+    "hand_penalty_array": (lambda c, w: rules.hand_penalty("indian", c), TWO_DECKS, 13, False),
 }
+PREPARE: dict[str, Callable] = {
+    "hand_penalty_text": lambda counts: format_cards(from_counts(counts)),
+    "hand_penalty_array": lambda counts: np.asarray(counts, np.int64),
+}
+"""How a case's hands are handed over (made before the clock starts)."""
 
 
-def deal(rng: random.Random, deck: list[int], size: int, wild: bool, count: int) -> list[tuple[list[int], int | None]]:
-    return [(to_counts(rng.sample(deck, size)), rng.randrange(13) if wild else None) for _ in range(count)]
+def deal(rng: random.Random, deck: list[int], size: int, wild: bool, count: int, name: str = "") -> list[tuple]:
+    prepare = PREPARE.get(name, lambda counts: counts)
+    return [(prepare(to_counts(rng.sample(deck, size))), rng.randrange(13) if wild else None) for _ in range(count)]
 
 
 def warm_up(name: str, seconds: float, seed: int = 20_000) -> None:
@@ -59,7 +74,7 @@ def hands_per_second(name: str, seconds: float, seed: int) -> float:
     done = 0
     spent = 0.0
     while spent < seconds:
-        batch = deal(rng, deck, size, wild, 500)
+        batch = deal(rng, deck, size, wild, 500, name)
         start = time.process_time()
         for counts, w in batch:
             fn(counts, w)
@@ -83,15 +98,36 @@ def solver_figures(seconds: float = 1.0, runs: int = 5, warmup: float | None = N
     return out
 
 
+def compare_figures(seconds: float, runs: int, warmup: float | None) -> dict[str, tuple[float, float]]:
+    """{case: (compiled hands/s, Python hands/s)}, both timed in this run."""
+    before = solver.use_compiled(True)
+    try:
+        fast = solver_figures(seconds, runs, warmup)
+        solver.use_compiled(False)
+        slow = solver_figures(seconds, runs, warmup)
+    finally:
+        solver.use_compiled(before)
+    return {name: (fast[name], slow[name]) for name in fast}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds of one timed run per case (default 1)")
     parser.add_argument("--runs", type=int, default=5, help="runs per case; the median is printed (default 5)")
     parser.add_argument("--warmup", type=float, default=None,
                         help="CPU seconds of solving before timing each case (default: --seconds)")
+    parser.add_argument("--python", action="store_true", help="time the Python search (the reference)")
+    parser.add_argument("--compare", action="store_true", help="time the compiled and the Python search")
     args = parser.parse_args(argv)
     if not args.seconds > 0 or args.runs < 1 or (args.warmup is not None and args.warmup < 0):
         parser.error("--seconds must be > 0, --runs >= 1 and --warmup >= 0")
+    if args.compare:
+        both = compare_figures(args.seconds, args.runs, args.warmup)
+        print(f"{'case':<24}{'compiled/s':>12}{'python/s':>12}{'ratio':>8}")
+        for name, (fast, slow) in both.items():
+            print(f"{name:<24}{fast:>12,.0f}{slow:>12,.0f}{fast / slow:>8.2f}")
+        return
+    solver.use_compiled(not args.python)
     figures = solver_figures(args.seconds, args.runs, args.warmup)
     print(f"{'case':<24}{'hands/s':>12}")
     for name, rate in figures.items():

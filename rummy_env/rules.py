@@ -4,6 +4,13 @@
 (``"Ah 2h 3h *"``) or a list of such strings; ``wild_rank`` is a rank in G2 notation or None
 (Indian Rummy only, I2).
 
+``hand_penalty`` also takes the cards as a *count array*: a numpy array of 53 whole numbers, the
+copies held of each card type in the order of ``rummy_env.cards`` (``suit * 13 + rank``, suits
+``s h d c``, ranks ``A 2 … K``, then the joker at 52), which is also the order of every card plane
+of the observation (``rummy_env.encoding``): an observation's ``hand`` plane can be passed as it
+is. Integer arrays, and float arrays holding whole numbers, are accepted; anything else (another
+shape, dtype, a negative count, more copies than the deck holds) is a ``CardError`` naming it.
+
 Input is bounded by what the games' decks and hands hold, so that every answer comes quickly: no
 more copies of a card than the game's decks have (two in Indian and römi, one in Basic), no more
 jokers than its deck can hold (Indian 8, the most of option ``printed_jokers``; römi 2; Basic
@@ -17,9 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+
 from . import solver
-from .cards import JOKER, NUM_NATURAL, CardError, card_values, format_card, parse_rank, rank_of, to_counts
+from .cards import JOKER, NUM_NATURAL, NUM_TYPES, CardError, card_values, format_card, parse_card, parse_rank, rank_of
 from .cards import parse_cards as _parse_cards
+from .cards import to_counts
 from .melds import MAX_RUN, is_meld_cards, meld_rules
 from .ruleset import GAMES
 
@@ -42,20 +52,66 @@ def _check_game(game: str) -> None:
 def _wild(game: str, wild_rank: str | None) -> int | None:
     if wild_rank is None:
         return None
+    if game == "indian" and type(wild_rank) is str:
+        got = _WILD_RANKS.get(wild_rank)
+        if got is not None:
+            return got
     if game != "indian":
         raise CardError(f"wild_rank={wild_rank!r}: only Indian Rummy has a wild rank (I2), not {game!r}")
     try:
-        return parse_rank(wild_rank)
+        rank = parse_rank(wild_rank)
     except CardError as error:
         raise CardError(f"wild_rank: {error}") from None
+    _WILD_RANKS[wild_rank] = rank
+    return rank
 
 
-def _counts(game: str, cards: str | Iterable[str]) -> list[int]:
-    counts = to_counts(_parse_cards(cards))
+_TOKENS: dict[str, int] = {}
+"""Card tokens already parsed (only valid ones, so at most every spelling of the 53 cards)."""
+_WILD_RANKS: dict[str, int] = {}
+
+
+def _text_counts(cards: str | Iterable[str]) -> list[int]:
+    """``to_counts(parse_cards(cards))``, with each token's card looked up once per process."""
+    if not isinstance(cards, str):
+        return to_counts(_parse_cards(cards))
+    counts = [0] * NUM_TYPES
+    known = _TOKENS.get
+    for token in cards.split():
+        card = known(token)
+        if card is None:
+            card = _TOKENS[token] = parse_card(token)  # a bad token raises, naming it
+        counts[card] += 1
+    return counts
+
+
+def _array_counts(cards: np.ndarray) -> list[int]:
+    """A count array (see the module docstring) as a list of 53 ints; a bad one names what is wrong."""
+    if cards.shape != (NUM_TYPES,):
+        raise CardError(f"a count array holds {NUM_TYPES} counts (one per card type, rummy_env.cards order), "
+                        f"not an array of shape {cards.shape}")
+    kind = cards.dtype.kind
+    if kind == "f":
+        if not np.isfinite(cards).all() or (cards != np.floor(cards)).any():
+            bad = int(np.flatnonzero(~np.isfinite(cards) | (cards != np.floor(cards)))[0])
+            raise CardError(f"count array: the count of {format_card(bad)} (index {bad}) is {cards[bad].item()!r}, "
+                            "not a whole number")
+    elif kind not in "iu":
+        raise CardError(f"a count array holds whole numbers (an integer or float dtype), not dtype {cards.dtype}")
+    counts = cards.astype(np.int64).tolist()
+    if min(counts) < 0:
+        bad = next(c for c, n in enumerate(counts) if n < 0)
+        raise CardError(f"count array: {counts[bad]} copies of {format_card(bad)} (index {bad}): "
+                        "a count is never negative")
+    return counts
+
+
+def _counts(game: str, cards: str | Iterable[str] | np.ndarray) -> list[int]:
+    counts = _array_counts(cards) if isinstance(cards, np.ndarray) else _text_counts(cards)
     copies = _COPIES[game]
-    for card in range(NUM_NATURAL):
-        if counts[card] > copies:
-            raise CardError(f"{counts[card]} copies of {format_card(card)} in {game!r}, whose deck has {copies} per card")
+    if max(counts[:NUM_NATURAL]) > copies:
+        card = next(c for c in range(NUM_NATURAL) if counts[c] > copies)
+        raise CardError(f"{counts[card]} copies of {format_card(card)} in {game!r}, whose deck has {copies} per card")
     max_jokers = _MAX_JOKERS[game]
     if max_jokers is not None and counts[JOKER] > max_jokers:
         raise CardError(f"{counts[JOKER]} jokers in {game!r}, whose deck has at most {max_jokers}")
@@ -83,21 +139,27 @@ def is_meld(game: str, cards: str | Iterable[str], wild_rank: str | None = None)
     return any(is_meld_cards([card] + jokers[1:], rules, None) for card in set(wild_cards))
 
 
-def hand_penalty(game: str, cards: str | Iterable[str], wild_rank: str | None = None) -> int:
+_VALUES = {game: card_values(game) for game in GAMES}
+
+
+def hand_penalty(game: str, cards: str | Iterable[str] | np.ndarray, wild_rank: str | None = None) -> int:
     """What ``cards`` pay when the hand ends.
 
     Indian: the lives rule on the best arrangement (I7, no cap). Basic and römi: the sum of the
-    card values (B5, R7), whatever melds the cards could make.
+    card values (B5, R7), whatever melds the cards could make. ``cards`` is G2 text, a list of
+    G2 strings, or a count array of 53 (module docstring), e.g. an observation's ``hand`` plane.
     """
-    _check_game(game)
+    if game not in _VALUES:
+        _check_game(game)
     counts = _counts(game, cards)
     wild = _wild(game, wild_rank)
     if game == "indian":
-        if sum(counts) > MAX_INDIAN_HAND:
+        size = sum(counts)
+        if size > MAX_INDIAN_HAND:
             raise CardError(f"hand_penalty('indian', ...) takes at most {MAX_INDIAN_HAND} cards "
-                            f"(13 in a hand, 14 mid-turn: I1, I4), not {sum(counts)}")
-        return solver.indian_penalty(counts, wild)
-    values = card_values(game)
+                            f"(13 in a hand, 14 mid-turn: I1, I4), not {size}")
+        return solver.indian_penalty(bytes(counts), wild)
+    values = _VALUES[game]
     return sum(values[c] * n for c, n in enumerate(counts) if n)
 
 

@@ -643,6 +643,8 @@ _compiled = None
 def use_compiled(on: bool = True) -> bool:
     """Select the compiled (numba) search for ``indian_penalty``, ``min_deadwood`` and
     ``best_arrangement`` (``on``), or this module's Python search, the reference (not ``on``).
+    The quick answers (no pure run, nothing that melds) stay in Python either way: they read
+    memoised suit summaries, quicker than a call into compiled code.
 
     Both give the same answers, arrangements included (``tests/test_compiled_solver.py``). The
     default is the compiled search; setting the environment variable ``RUMMY_COMPILED=0`` before
@@ -693,10 +695,6 @@ def indian_penalty(counts: Sequence[int], wild_rank: int | None = None) -> int:
     """What an Indian hand pays (I7): its deadwood if it has both lives, else all its cards."""
     g = _GAMES.get(("indian", wild_rank)) or _game("indian", wild_rank)
     b = _bytes(counts)
-    if _compiled is not None:
-        got = _compiled.indian_penalty(_natural_checked(b), _compiled.rules("indian", wild_rank))
-        if got >= 0:
-            return got
     known = g.summaries
     k0, k1, k2, k3 = b[0:13], b[13:26], b[26:39], b[39:52]
     s0 = known.get(k0) or g.summary(k0)
@@ -714,6 +712,10 @@ def indian_penalty(counts: Sequence[int], wild_rank: int | None = None) -> int:
         and not (s0[3] | s1[3] | s2[3] | s3[3]) & g.wild_bit
     ):
         return total  # no joker, no wild card and one pure run: no second life
+    if _compiled is not None:  # the summaries have checked the counts
+        got, _ = _compiled.solve(_np.frombuffer(b, _np.uint8), _compiled.rules("indian", wild_rank), LIVES, total)
+        if got >= 0:
+            return got
     return g.solve(b[:NUM_NATURAL], b[JOKER], LIVES, False, total, (s0, s1, s2, s3))
 
 
@@ -723,10 +725,6 @@ def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None)
     b = _bytes(counts)
     if g.cap == 0 and b[JOKER]:
         raise ValueError(f"{game!r} has no jokers")
-    if _compiled is not None:
-        got, _ = _compiled.solve(_natural_checked(b), _compiled.rules(game, wild_rank), FREE)
-        if got >= 0:
-            return got
     known = g.summaries
     k0, k1, k2, k3 = b[0:13], b[13:26], b[26:39], b[39:52]
     s0 = known.get(k0) or g.summary(k0)
@@ -740,6 +738,10 @@ def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None)
         and not (m0 | m1 | m2 | m3) & g.wild_bit
     ):
         return s0[0] + s1[0] + s2[0] + s3[0]  # no run, no set, no joker: nothing melds
+    if _compiled is not None:  # the summaries have checked the counts
+        got, _ = _compiled.solve(_np.frombuffer(b, _np.uint8), _compiled.rules(game, wild_rank), FREE)
+        if got >= 0:
+            return got
     return g.solve(b[:NUM_NATURAL], b[JOKER], FREE, False, INF, (s0, s1, s2, s3))
 
 

@@ -712,27 +712,6 @@ def _solve(nat, mode, limit, lay, params, rank_values, tables, state, scratch, m
                           left)
 
 
-@njit(cache=True)
-def _indian_penalty(nat, values, params, rank_values, tables, state, scratch, memo, pmemo, out):
-    """I7: the deadwood with both lives (I5), else every card's value."""
-    total = 0
-    for c in range(53):
-        total += values[c] * nat[c]
-    pure = False
-    for s in range(4):
-        m = 0
-        for r in range(13):
-            if nat[13 * s + r]:
-                m |= 1 << r
-        m |= (m & 1) << 13  # the ace high (I3)
-        if m & (m >> 1) & (m >> 2):
-            pure = True
-    if not pure:
-        return total  # I5: no pure run, no lives
-    best, _ = _solve(nat, LIVES, total, False, params, rank_values, tables, state, scratch, memo, pmemo, out)
-    return best
-
-
 # ---------------------------------------------------------------------------------------------
 # Python side: one rule set's tables, the shared arenas and memo, and the public functions.
 
@@ -832,9 +811,3 @@ def solve(nat: np.ndarray, rules_: _Rules, mode: int, limit: int = INF, lay: boo
     return _solve(nat, mode, limit, lay, rules_.params, rules_.rank_values, rules_.tables, w.state, w.scratch,
                   w.memo, w.pmemo, w.out)
 
-
-def indian_penalty(nat: np.ndarray, rules_: _Rules) -> int:
-    """I7 on checked counts ``nat`` (Indian tables)."""
-    w = workspace()
-    return _indian_penalty(nat, rules_.values, rules_.params, rules_.rank_values, rules_.tables, w.state, w.scratch,
-                           w.memo, w.pmemo, w.out)
