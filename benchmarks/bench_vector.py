@@ -98,7 +98,7 @@ def numba_line(base: float, args) -> str:
     cells = []
     for size in args.numba_sizes:
         rate = statistics.median(vector_rate("indian", size, args.seconds, r, "numba") for r in range(args.runs))
-        cells.append(f"N={size}: {rate:,.0f} ({rate / base:.0f}x)")
+        cells.append(f"N={size}: {rate:,.0f} ({rate / base:.1f}x)")
     return f"{'indian':<8}{'numba':>10}  " + "   ".join(cells)
 
 

@@ -41,8 +41,8 @@ Backends: ``backend="python"`` is the reference engine (``rummy_env.game``), for
 compiled kernels (``rummy_env.compiled.indian``) with the same deals, observations, masks,
 rewards and results for the same seeds and actions (``tests/test_vector_compiled.py`` steps both
 in lockstep); its ``state(i)`` is a new ``GameState`` rebuilt from the arrays, and ``load``
-copies the state it is given. The first process compiles the kernels (about a minute) and caches
-them on disk; later processes load them in about a second (``docs/env.md``, "Backends").
+copies the state it is given. The first process compiles the kernels (about 7 CPU seconds) and
+caches them on disk; later processes load them in about 0.2 s (``docs/env.md``, "Backends").
 """
 
 from __future__ import annotations
