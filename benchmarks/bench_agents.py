@@ -9,19 +9,31 @@ arena); only the time spent in the measured agent's ``act`` counts. Hands are de
     python benchmarks/bench_agents.py --games indian --players 4
 
 ``agent_figures(seconds)`` returns the same figures as a dict, for a combined benchmark script.
+
+``--batch N`` times the rule agent's ``act_batch`` instead: N hands are played side by side
+(every seat by the rule agent) and each round's observations go to ``act_batch`` at once; the
+old path, ``act`` row by row on the Python solver (``solver.use_compiled(False)``), decides the
+same rows in the same run (its answers are checked equal), so the ratio holds whatever else the
+machine is doing. CPU time (``time.process_time``), median of ``--runs`` runs.
+
+    python benchmarks/bench_agents.py --batch 256 --seconds 3 --runs 5
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.registry import make_agent  # noqa: E402
 from rummy_env.encoding import ObservationEncoder, action_layout, action_mask  # noqa: E402
+from rummy_env import solver  # noqa: E402
 from rummy_env.game import GameState  # noqa: E402
 
 from rummy_env.ruleset import GAMES  # noqa: E402
@@ -59,6 +71,59 @@ def decisions_per_second(spec: str, game: str, seconds: float, num_players: int 
             "agent_seconds": spent}
 
 
+def batch_rates(game: str, seconds: float, batch: int, num_players: int = 2, seed: int = 0) -> dict:
+    """Decisions/s of ``act_batch`` (compiled) and of ``act`` on the Python solver, on the same rows.
+
+    ``batch`` hands are played side by side until ``seconds`` of ``act_batch`` time are spent.
+    """
+    fast = make_agent("rule", game, num_players, seed=0)
+    slow = make_agent("rule", game, num_players, seed=0)
+    moves = action_layout(game).moves
+    hand = 0
+
+    def deal():
+        nonlocal hand
+        hand += 1
+        state = GameState.new(game, num_players, seed=f"batch:{seed}:{hand}")
+        return state, ObservationEncoder(state.rules)
+
+    games = [deal() for _ in range(batch)]
+    fast_time = slow_time = 0.0
+    decisions = 0
+    while fast_time < seconds:
+        observations = np.stack([encoder.encode(state, state.current) for state, encoder in games])
+        masks = np.stack([action_mask(state) for state, _ in games])
+        solver.use_compiled(True)
+        start = time.process_time()
+        actions = fast.act_batch(observations, masks)
+        fast_time += time.process_time() - start
+        solver.use_compiled(False)
+        start = time.process_time()
+        old = [slow.act(o, m) for o, m in zip(observations, masks)]
+        slow_time += time.process_time() - start
+        solver.use_compiled(True)
+        if old != actions.tolist():
+            raise AssertionError(f"{game}: act_batch and act disagree on {sum(a != b for a, b in zip(old, actions))} rows")
+        decisions += len(actions)
+        for i, ((state, _), action) in enumerate(zip(games, actions.tolist())):
+            state.apply(moves[action])
+            if state.is_over:
+                games[i] = deal()
+    return {"batch_per_s": decisions / fast_time, "act_python_per_s": decisions / slow_time, "decisions": decisions}
+
+
+def batch_figures(seconds: float, runs: int, batch: int, games: tuple[str, ...] = GAMES, num_players: int = 2) -> dict:
+    """{game: (act_batch decisions/s, old path decisions/s, ratio)}: medians over ``runs`` runs."""
+    out = {}
+    for game in games:
+        got = [batch_rates(game, seconds, batch, num_players, seed=run) for run in range(runs)]
+        fast = statistics.median(g["batch_per_s"] for g in got)
+        slow = statistics.median(g["act_python_per_s"] for g in got)
+        ratio = statistics.median(g["batch_per_s"] / g["act_python_per_s"] for g in got)
+        out[game] = (fast, slow, ratio)
+    return out
+
+
 def agent_figures(seconds: float = 3.0, agents: tuple[str, ...] = ("rule",), games: tuple[str, ...] = GAMES,
                   num_players: int = 2) -> dict:
     """{agent: {game: decisions/s}} for each agent and game (``seconds`` of agent time each)."""
@@ -73,7 +138,19 @@ def main(argv=None) -> dict:
                         help="agent specs to time (default: rule; try rule search)")
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES, help="games to time (default: all)")
     parser.add_argument("--players", type=int, default=2, help="players per hand (default 2)")
+    parser.add_argument("--batch", type=int, default=0,
+                        help="time the rule agent's act_batch on this many hands side by side (see above)")
+    parser.add_argument("--runs", type=int, default=3, help="with --batch: runs per game, medians printed (default 3)")
     args = parser.parse_args(argv)
+    if args.batch:
+        if args.batch < 1 or args.runs < 1 or not args.seconds > 0:
+            parser.error("--batch and --runs must be >= 1 and --seconds > 0")
+        figures = batch_figures(args.seconds, args.runs, args.batch, tuple(args.games), args.players)
+        print(f"{'game':>7} {'act_batch/s':>12} {'act (python solver)/s':>22} {'ratio':>6}   "
+              f"(CPU time, median of {args.runs} runs, {args.batch} hands side by side)")
+        for game, (fast, slow, ratio) in figures.items():
+            print(f"{game:>7} {fast:>12,.0f} {slow:>22,.0f} {ratio:>6.2f}", flush=True)
+        return figures
     figures = {}
     for spec in args.agents:
         figures[spec] = {}
