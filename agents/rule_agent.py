@@ -298,9 +298,14 @@ class RuleAgent(Agent):
         """Cards that could be laid off on some table meld now (read from the table planes)."""
         fits: set[int] = set()
         top = 13 if self.ace_high else 12
-        for slot in range(view.num_table_melds):
-            row = view.table_melds[slot]
-            stands = np.flatnonzero(row[:NUM_NATURAL]).tolist()
+        used = view.num_table_melds
+        if not used:
+            return fits
+        by_slot: list[list[int]] = [[] for _ in range(used)]
+        slots, cards = np.nonzero(view.table_melds[:used, :NUM_NATURAL])  # row by row, cards ascending
+        for slot, card in zip(slots.tolist(), cards.tolist()):
+            by_slot[slot].append(card)
+        for stands in by_slot:
             if len(stands) < 2:
                 continue
             ranks = {c % NUM_RANKS for c in stands}

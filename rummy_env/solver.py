@@ -667,6 +667,9 @@ def compiled_in_use() -> bool:
     return _compiled is not None
 
 
+_CARD_TYPES = _np.arange(NUM_TYPES)
+
+
 def _natural_checked(b: bytes):
     """The 53 counts as a uint8 array, a natural card at most twice (the checks of ``summary``)."""
     if max(b[:NUM_NATURAL]) > 2:
@@ -985,12 +988,12 @@ def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = N
     if g.cap == 0 and b[JOKER]:
         raise ValueError(f"{game!r} has no jokers")
     values = g.values
-    total = sum(values[c] * n for c, n in enumerate(b))
     mode = LIVES if g.lives and lives else FREE
     if _compiled is not None:
-        fast = _compiled_arrangement(b, game, wild_rank, mode, total, values)
+        fast = _compiled_arrangement(b, game, wild_rank, mode, values)
         if fast is not None:
             return fast
+    total = sum(values[c] * n for c, n in enumerate(b))
     got = g.arrange(b[:NUM_NATURAL], b[JOKER], mode)
     if got is None:
         return Arrangement(total, (), tuple(c for c in range(NUM_TYPES) for _ in range(b[c])))
@@ -1023,20 +1026,20 @@ def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = N
     return Arrangement(penalty, tuple(melds), deadwood)
 
 
-def _compiled_arrangement(b: bytes, game: str, wild_rank: int | None, mode: int, total: int,
-                          values: tuple) -> Arrangement | None:
+def _compiled_arrangement(b: bytes, game: str, wild_rank: int | None, mode: int, values: tuple) -> Arrangement | None:
     """``best_arrangement`` by the compiled search (None if the hand does not fit its scratch arrays)."""
     fast = _compiled
-    best, count = fast.solve(_natural_checked(b), fast.rules(game, wild_rank), mode, INF, True)
+    nat = _natural_checked(b)
+    best, count = fast.solve(nat, fast.rules(game, wild_rank), mode, INF, True)
     if best < 0:
         return None
     if count < 0:
-        return Arrangement(total, (), tuple(c for c in range(NUM_TYPES) for _ in range(b[c])))
+        total = sum(values[c] * n for c, n in enumerate(b))
+        return Arrangement(total, (), tuple(_np.repeat(_CARD_TYPES, nat).tolist()))
     _, _, melds, lengths, left = fast.workspace().out
-    laid = tuple(tuple(row) for row, n in zip(melds[:count].tolist(), lengths[:count].tolist()) for row in [row[:n]])
-    counts = left.tolist()
-    deadwood = tuple(c for c in range(NUM_TYPES) for _ in range(counts[c]))
-    penalty = sum(values[c] for c in deadwood)
+    laid = tuple(tuple(row[:n]) for row, n in zip(melds[:count].tolist(), lengths[:count].tolist()))
+    deadwood = tuple(_np.repeat(_CARD_TYPES, left).tolist())
+    penalty = sum([values[c] for c in deadwood])
     if penalty != best:
         raise AssertionError(f"compiled solver bookkeeping: deadwood {penalty} != {best}")
     return Arrangement(penalty, laid, deadwood)
