@@ -25,7 +25,7 @@ CASES = {
     "whole hands": {},
     "turn cap 30": {"max_turns": 30},
     "wild joker": {"wild_joker": True},
-    "match, target 150": {"match": True, "match_target": 150, "max_turns": 80},
+    "match, target 60": {"match": True, "match_target": 60, "max_turns": 80},
 }
 
 

@@ -355,8 +355,8 @@ def _push_pile(row, card, pile, rest, scalars):
 
 
 @njit(cache=True)
-def step_rows(rows, actions, lay, scales, inv_target, hands, known, discarded, sizes, stock, pile, rest, scalars, totals,
-              turns_taken, keys, history, rng, observations, masks, to_act, status, in_run, lone):
+def step_rows(rows, actions, lay, scales, inv_target, hands, known, discarded, sizes, stock, pile, rest, scalars,
+              totals, turns_taken, keys, history, rng, observations, masks, to_act, status, in_run, lone):
     """Play ``actions[k]`` (allowed by its row's mask) in row ``rows[k]``; write the row's ``status``."""
     n = lay[L_PLAYERS]
     for k in range(rows.shape[0]):
@@ -596,8 +596,8 @@ class IndianCore:
         """Play ``actions[k]`` in row ``rows[k]`` (all allowed); the rows whose hand ended, in order."""
         status = self.status
         status.fill(GOES_ON)
-        step_rows(rows, actions, self.lay, self.scales, self.inv_target, self.hands, self.known, self.discarded, self.sizes,
-                  self.stock, self.pile, self.rest, self.scalars, self.totals, self.turns_taken, self.keys,
+        step_rows(rows, actions, self.lay, self.scales, self.inv_target, self.hands, self.known, self.discarded,
+                  self.sizes, self.stock, self.pile, self.rest, self.scalars, self.totals, self.turns_taken, self.keys,
                   self.history, self.rng, self.observations, self.action_masks, self.to_act, status, IN_RUN, LONE)
         if status.any():
             asks = np.flatnonzero(status == ASK_SOLVER)
@@ -609,6 +609,7 @@ class IndianCore:
     def load(self, row: int, state, action_ids: dict) -> None:
         """Copy ``state`` (an Indian ``GameState`` before its end) into ``row`` and write its row
         (``action_ids``: engine move to action id, for the history)."""
+        key = mt19937.seed_key(f"{state.seed}:1")  # shuffle_rng(seed, 1), for a rebuild (G8); it may refuse
         stock, discard = state.stock, state.discard
         self.hands[row] = state.hands
         self.known[row] = state.known
@@ -627,7 +628,6 @@ class IndianCore:
         sc[HISTORY_LEN] = len(moves)
         kept = min(len(moves), self.history_limit)
         self.history[row, :kept] = moves[:kept]
-        key = mt19937.seed_key(f"{state.seed}:1")  # shuffle_rng(seed, 1): the rebuilt stock (G8)
         self.keys[row, :len(key)] = key
         sc[KEY_LEN] = len(key)
         rows = np.array([row], np.int64)
