@@ -208,7 +208,7 @@ STATE_FIELDS: tuple[StateField, ...] = (
            lambda c, d: c.flags("has_laid", d["has_laid"], c.rules.num_players), shared=True),
     _field("laid_this_turn", _VALUE, "whether the player to act has laid cards this turn (B6)",
            lambda c, d: c.flag("laid_this_turn", d["laid_this_turn"])),
-    _field("rebuilds", _VALUE, "1 once the stock was rebuilt from the discards: the next empty stock ends the hand (G8)",
+    _field("rebuilds", _VALUE, "1 once the stock was rebuilt from the discards: the next empty stock ends it (G8)",
            lambda c, d: c.integer("rebuilds", d["rebuilds"], 0, 1)),
     _field("known", _ROWS, "per player, cards known to be in their hand: taken from the pile (public, G7)",
            lambda c, d: c.per_player("known", d["known"], c.rules.num_players)),
