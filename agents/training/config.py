@@ -48,6 +48,8 @@ class TrainConfig:
     time_limit_minutes: float = _f(0.0, "stop PPO after this many minutes of wall time (0: no limit)", low=0.0)
     num_envs: int = _f(64, "hands stepped together in each collecting process", low=1)
     num_workers: int = _f(2, "collecting processes (0: collect in the training process)", low=0, high=64)
+    backend: str = _f("auto", "engine of the collecting loop (rummy_env.vector): auto is numba for Indian Rummy "
+                      "and python otherwise; numba is Indian only", choices=("auto", "python", "numba"))
     torch_threads: int = _f(1, "torch threads per collecting process (on a busy 2-core machine, 1 is fastest)", low=1)
     learner_threads: int = _f(1, "torch threads of the training process while it clones and updates (2 can "
                               "help on an idle 2-core machine; on a busy one it is several times slower)", low=1)
@@ -182,6 +184,9 @@ def validate(config: TrainConfig) -> TrainConfig:
         make_ruleset(config.game, config.num_players)
     except ValueError as error:
         raise ConfigError(f"config: fields 'game' and 'num_players': {error}") from None
+    if config.backend == "numba" and config.game != "indian":
+        raise ConfigError(f"config: field 'backend': 'numba' is for Indian Rummy only, not {config.game!r} "
+                          "(use auto or python)")
     if config.minibatch_size > config.rollout_size:
         raise ConfigError(f"config: field 'minibatch_size' ({config.minibatch_size}) is larger than "
                           f"'rollout_size' ({config.rollout_size})")
@@ -255,3 +260,12 @@ def render_yaml(values: dict, header: str) -> str:
         lines.append(f"# {spec.metadata['help']}")
         lines.append(f"{name}: {json.dumps(value, ensure_ascii=False)}")
     return "\n".join(lines) + "\n"
+
+
+def vector_backend(config: dict | TrainConfig) -> str:
+    """The ``rummy_env.vector`` backend a run collects with (``backend``, ``auto`` resolved)."""
+    get = config.get if isinstance(config, dict) else lambda name: getattr(config, name)
+    backend = get("backend") or "auto"
+    if backend == "auto":
+        return "numba" if get("game") == "indian" else "python"
+    return backend

@@ -104,10 +104,12 @@ class Collector:
     """Plays ``num_envs`` hands against the pool and records the learner's decisions."""
 
     def __init__(self, game: str, num_players: int, num_envs: int, seed: int, model: torch.nn.Module,
-                 reward_scale: float, gamma: float, shaping: bool, shaping_coef: float, **rule_options):
+                 reward_scale: float, gamma: float, shaping: bool, shaping_coef: float, backend: str = "python",
+                 **rule_options):
         self.game = game
         self.num_players = num_players
-        self.venv = VectorGame(game, num_envs, num_players, seed=seed, reward_scale=reward_scale, **rule_options)
+        self.venv = VectorGame(game, num_envs, num_players, seed=seed, reward_scale=reward_scale,
+                               backend=backend, **rule_options)
         self.model = model
         self.gamma = gamma
         self.shaping_scale = shaping_coef * reward_scale if shaping else 0.0

@@ -18,6 +18,7 @@ import torch
 from agents.policy import build_network
 from agents.registry import make_agent
 
+from .config import vector_backend
 from .rollout import Collector, Rollout
 
 
@@ -49,7 +50,7 @@ class Station:
         seed = seed * 1000 + self.worker
         self.agents.clear()
         self.collector = Collector(c["game"], c["num_players"], c["num_envs"], seed, self.model, c["reward_scale"],
-                                   c["gamma"], c["shaping"], c["shaping_coef"])
+                                   c["gamma"], c["shaping"], c["shaping_coef"], backend=vector_backend(c))
         self._apply_pool(seed)
 
     def pool_update(self, names: list[str], probs: list[float], snapshots: dict[str, dict]) -> None:
