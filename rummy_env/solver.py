@@ -35,6 +35,14 @@ How a hand is solved, and why each shortcut is exact:
   discard), then one search of the 14 cards for an arrangement with both lives leaving at most
   one natural card out, which exists exactly when some discard declares; only then is each
   discard tried.
+
+**Compiled or Python.** ``min_deadwood``, ``best_arrangement`` and the search behind
+``indian_penalty`` run compiled (numba, ``rummy_env.compiled.solver``) by default: the same search
+step for step, so the same penalties *and* the same arrangements (``tests/test_compiled_solver.py``
+runs both in lockstep). ``use_compiled(False)``, or ``RUMMY_COMPILED=0`` in the environment before
+the first import, selects this module's Python search, which stays the reference. The quick
+answers (no pure run, nothing that melds) and the declarations (``can_declare``,
+``declare_discards``) are Python either way.
 """
 
 from __future__ import annotations

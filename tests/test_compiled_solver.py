@@ -162,3 +162,15 @@ def test_compiled_search_refuses_what_python_refuses():
             solver.min_deadwood([0] * 52 + [1], "basic")
         with pytest.raises(ValueError, match="53 entries"):
             solver.best_arrangement([0] * 52, "romi")
+
+
+def test_clearing_the_caches_changes_no_answer():
+    """Memo tables are keyed by rule set; tables built before a clear must not read another game's."""
+    rng = random.Random(5)
+    hands = [deal(rng, TWO_DECKS, 13, 2) for _ in range(50)]
+    with search(True):
+        before = [solver.best_arrangement(h, "romi") for h in hands]
+        solver.clear_caches()
+        assert [solver.best_arrangement(h, "indian", lives=False) for h in hands] == \
+            [solver.best_arrangement(h, "indian", lives=False) for h in hands]
+        assert [solver.best_arrangement(h, "romi") for h in hands] == before

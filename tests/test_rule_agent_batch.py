@@ -85,3 +85,37 @@ def test_act_batch_refuses_bad_batches():
     empty[1] = 0
     with pytest.raises(AgentError, match="row 1 has an all-zero action mask"):
         agent.act_batch(observations[:3], empty)
+
+
+@pytest.mark.parametrize("players, options", [
+    (3, {}),
+    (4, {"wild_joker": True}),
+    (2, {"printed_jokers": 0, "wild_joker": True}),
+    (6, {"printed_jokers": 4}),
+])
+def test_indian_act_batch_matches_act_in_live_play(players, options):
+    """Player counts and options the recordings lack: the kernel against ``act`` on the Python
+    solver, decision by decision, every seat played by the rule agent."""
+    from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
+    from rummy_env.game import GameState
+
+    agent = RuleAgent("indian", players, options=options)
+    moves = action_layout("indian").moves
+    decisions = 0
+    hand = 0
+    while decisions < 400:
+        state = GameState.new("indian", players, seed=f"live:{players}:{hand}", **options)
+        encoder = ObservationEncoder(state.rules)
+        while not state.is_over and decisions < 400:
+            observation = encoder.encode(state, state.current)[None]
+            mask = action_mask(state)[None]
+            fast = int(agent.act_batch(observation, mask)[0])
+            before = solver.use_compiled(False)
+            try:
+                slow = agent.act(observation[0], mask[0])
+            finally:
+                solver.use_compiled(before)
+            assert fast == slow, f"hand {hand}, decision {decisions}: act_batch {fast}, act {slow}"
+            state.apply(moves[fast])
+            decisions += 1
+        hand += 1

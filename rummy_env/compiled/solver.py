@@ -24,6 +24,8 @@ retries, and falls back to the reference if it still does not fit (very large ha
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict
@@ -779,6 +781,8 @@ class _Rules:
 
 _WORK: _Workspace | None = None
 _RULES: dict = {}
+_IDENTS = itertools.count()
+"""Rule-set ids for the memo keys: never reused, so tables still held elsewhere never share keys."""
 
 
 def workspace() -> _Workspace:
@@ -794,7 +798,7 @@ def rules(game: str, wild_rank: int | None):
     if got is None:
         from .. import solver as ref
 
-        got = _RULES[(game, wild_rank)] = _Rules(len(_RULES), ref._GAMES.get((game, wild_rank))
+        got = _RULES[(game, wild_rank)] = _Rules(next(_IDENTS), ref._GAMES.get((game, wild_rank))
                                                  or ref._game(game, wild_rank))
     return got
 
