@@ -238,25 +238,43 @@ def _reset_hand_agents(agents: Sequence[Agent], seeds: Sequence[int], hands_play
             agent.reset(seed=seed if hands_played is None else zlib.crc32(f"{seed}:{hands_played}".encode()))
 
 
-def _choose(vector: VectorGame, rows: list[int], seats: list[list[Agent]]) -> list[int]:
+def _choose(vector: VectorGame, rows: list[int], seats: list[list[Agent]]) -> np.ndarray:
     """The action of the seat to act in each of ``rows``: each agent is asked once, for all its rows."""
-    to_act = vector.to_act
-    groups: dict[int, tuple[Agent, list[int]]] = {}
-    for i in rows:
+    to_act = vector.to_act.tolist()
+    groups: dict[int, tuple[Agent, list[int], list[int]]] = {}
+    for place, i in enumerate(rows):
         agent = seats[i][to_act[i]]
-        groups.setdefault(id(agent), (agent, []))[1].append(i)
+        group = groups.get(id(agent))
+        if group is None:
+            groups[id(agent)] = (agent, [i], [place])
+        else:
+            group[1].append(i)
+            group[2].append(place)
     masks = vector.action_masks
-    chosen: dict[int, int] = {}
-    for agent, agent_rows in groups.values():
-        got = np.asarray(agent.act_batch(vector.observations[agent_rows], masks[agent_rows])).reshape(-1)
-        if got.size != len(agent_rows):
-            raise AgentError(f"agent {agent.name!r} returned {got.size} actions for {len(agent_rows)} rows")
-        for i, action in zip(agent_rows, got.tolist()):
-            if not (isinstance(action, int) and 0 <= action < vector.num_actions and masks[i, action]):
-                raise AgentError(f"agent {agent.name!r} in seat {int(to_act[i])} chose action {action!r}, "
+    observations = vector.observations
+    actions = np.empty(len(rows), np.int64)
+    for agent, agent_rows, places in groups.values():
+        if len(agent_rows) == 1 and not plays_many_hands(agent):
+            # the default act_batch is a loop over act: for one row, act itself (saves the batch copies)
+            i = agent_rows[0]
+            action = agent.act(observations[i].copy(), masks[i].copy())
+            if not (isinstance(action, (int, np.integer)) and 0 <= action < vector.num_actions and masks[i, action]):
+                raise AgentError(f"agent {agent.name!r} in seat {to_act[i]} chose action {action!r}, "
                                  "which its mask forbids")
-            chosen[i] = action
-    return [chosen[i] for i in rows]
+            actions[places[0]] = action
+            continue
+        got = np.asarray(agent.act_batch(observations[agent_rows], masks[agent_rows]))
+        if got.shape != (len(agent_rows),) or got.dtype.kind not in "iu":
+            raise AgentError(f"agent {agent.name!r} returned actions of shape {got.shape} and dtype {got.dtype}: "
+                             f"expected {len(agent_rows)} integer action ids, one per row")
+        allowed = (got >= 0) & (got < vector.num_actions)
+        allowed[allowed] = masks[np.asarray(agent_rows)[allowed], got[allowed]] != 0
+        if not allowed.all():
+            k = int(np.argmin(allowed))
+            raise AgentError(f"agent {agent.name!r} in seat {to_act[agent_rows[k]]} chose action {int(got[k])}, "
+                             "which its mask forbids")
+        actions[places] = got
+    return actions
 
 
 _WORKER: dict = {}

@@ -11,8 +11,12 @@
 * Opponents: ``None`` (uniformly random legal moves, seeded from ``reset(seed=...)``), one
   opponent for every other seat (the same object plays them all), or a list with one per other
   seat in playing order from the learner (the first plays right after the learner). An opponent
-  is a callable ``(observation, action_mask) -> action`` or an object with
-  ``act(observation, action_mask)``; if it also has ``reset()``, that is called at every new hand.
+  is an agent with ``act_batch(observations, masks)`` (every ``agents.base.Agent``; it is asked
+  for one row at a time), an object with ``act(observation, action_mask)``, or a callable
+  ``(observation, action_mask) -> action``; if it also has ``reset()``, that is called at every
+  new hand. The wrapper plays one hand through the PettingZoo env (``rummy_env.env``, which
+  ``rummy_env.vector`` matches step for step), since the learner's rewards, infos, illegal-action
+  handling and rendering are that env's.
   A hand the opponents end before the learner's first move is dealt again.
 * ``seat``: the learner's seat, or None (default) for a seeded random seat each episode.
 * Rewards, termination and truncation are the learner's in the PettingZoo env (points at the end
@@ -54,8 +58,23 @@ class RandomOpponent:
             raise ValueError("RandomOpponent was asked to act with an all-zero action mask")
         return int(legal[self.rng.integers(legal.size)])
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One action per row, drawn row after row as ``act`` would draw them."""
+        return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
+
 
 def _policy(opponent) -> Callable[[np.ndarray, np.ndarray], int]:
+    """How the wrapper asks ``opponent`` for a move: through ``act_batch`` (a batch of one row) when
+    it has one, as every ``agents.base.Agent`` does, else ``act``, else the callable itself."""
+    act_batch = getattr(opponent, "act_batch", None)
+    if callable(act_batch):
+        def act(observation: np.ndarray, action_mask: np.ndarray):
+            actions = np.asarray(act_batch(observation[None, :], action_mask[None, :]))
+            if actions.shape != (1,):
+                raise ValueError(f"opponent {opponent!r}: act_batch returned actions of shape {actions.shape} "
+                                 "for one row: expected (1,)")
+            return actions[0]
+        return act
     if hasattr(opponent, "act") and callable(opponent.act):
         return opponent.act
     if callable(opponent):

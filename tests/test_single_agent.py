@@ -97,6 +97,37 @@ def test_opponent_reset_is_called_at_every_hand_of_a_match():
     assert counting.resets == info["hands_played"] >= 1
 
 
+class BatchCounting(CountingAgent):
+    """An opponent with act_batch (as every agents.base.Agent has): the wrapper must ask through it."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows = []
+
+    def act(self, observation, action_mask):
+        raise AssertionError("act() called: the wrapper should ask act_batch")
+
+    def act_batch(self, observations, masks):
+        self.rows.append(len(masks))
+        assert observations.shape == (1, E.observation_size("basic", 2)) and masks.dtype == np.int8
+        return np.array([np.flatnonzero(m)[-1] for m in masks], dtype=np.int64)
+
+
+def test_opponents_with_act_batch_are_asked_through_it_one_row_at_a_time():
+    batched, plain = BatchCounting(), CountingAgent()
+    totals = [play_episode(make_single_agent("basic", opponents=o, seat=0), seed=2)[0] for o in (batched, plain)]
+    assert batched.rows and set(batched.rows) == {1} and len(batched.rows) == plain.calls
+    assert totals[0] == totals[1]  # the same choices (the last legal action) either way
+
+
+def test_random_opponent_act_batch_draws_as_act_does():
+    env = make_single_agent("romi", seat=0)
+    obs, info = env.reset(seed=0)
+    rows, masks = np.stack([obs] * 5), np.stack([info["action_mask"]] * 5)
+    one, two = RandomOpponent(7), RandomOpponent(7)
+    assert one.act_batch(rows, masks).tolist() == [two.act(o, m) for o, m in zip(rows, masks)]
+
+
 def test_bad_opponents_are_errors():
     with pytest.raises(ValueError, match="2 given for 4 players"):
         make_single_agent("basic", opponents=[first_legal, first_legal], num_players=4)
