@@ -72,7 +72,7 @@ from .game import (
 )
 from .melds import SET
 from .obs_spec import (
-    MAX_TABLE_MELDS, MOVE_KEPT, MOVES, OBSERVE, ONE, Plane, discard_cap, plane_size, planes_of, row_count,
+    DEAL, MAX_TABLE_MELDS, MOVE_KEPT, MOVES, OBSERVE, ONE, Plane, discard_cap, plane_size, planes_of, row_count,
 )
 from .ruleset import RuleSet, game_spec
 from .table import template_index
@@ -518,6 +518,11 @@ class ObservationTracker:
         if unknown:
             raise EncodingError(f"observation planes {unknown} are kept 'moves', but ObservationTracker.moved keeps "
                                 f"only {MOVE_KEPT}: keep them 'observe' (obs_spec) or give moved a branch")
+        unknown = [f"{p.name} ({p.keep!r})" for p in planes
+                   if p.keep not in (DEAL, OBSERVE, MOVES) and p.name != "match_scores"]
+        if unknown:
+            raise EncodingError(f"observation planes {', '.join(unknown)}: no code keeps them that way (only "
+                                f"match_scores is set from the match totals); keep them 'observe' (obs_spec)")
         self._rewritten = tuple((encoder.layout.slices[p.name], p.write, encoder._scale[encoder.layout.slices[p.name]])
                                 for p in planes if p.keep == OBSERVE and p.name not in _OBSERVED_FAST)
         self._vectors: list[np.ndarray | None] = [None] * n

@@ -122,8 +122,9 @@ def test_every_plane_is_written_at_its_size_and_read_into_its_view_fields(game, 
     assert fields == [name for entry in obs_spec.OBSERVATION_PLANES for name, *_ in entry.view]
 
 
-def test_the_tracker_refuses_a_plane_kept_by_moves_it_has_no_branch_for(monkeypatch):
-    extra = dataclasses.replace(obs_spec.plane("hand"), name="hand_again")
+@pytest.mark.parametrize("keep", [obs_spec.MOVES, obs_spec.MATCH])
+def test_the_tracker_refuses_a_plane_it_has_no_code_to_keep(monkeypatch, keep):
+    extra = dataclasses.replace(obs_spec.plane("hand"), name="hand_again", keep=keep)
     monkeypatch.setattr(obs_spec, "OBSERVATION_PLANES", obs_spec.OBSERVATION_PLANES + (extra,))
     rules = GameState.new("basic", 2).rules
     layout_for.cache_clear()  # layouts are cached per rule set: drop them on both sides of the change
