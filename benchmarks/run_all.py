@@ -1,7 +1,8 @@
 """Every figure of the project in one run: engine, solver, environment, agents.
 
 Each section is the function of its own script (``bench_engine.engine_figures``,
-``bench_solver.solver_figures``, ``bench_env.env_figures``, ``bench_agents.agent_figures``),
+``bench_solver.solver_figures``, ``bench_env.env_figures``, ``bench_agents.agent_figures``,
+``bench_play.play_figures``),
 so the figures match the scripts run one by one. Medians of ``--runs`` runs.
 
     python benchmarks/run_all.py --seconds 2 --runs 3 --json results.json
@@ -20,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_agents import agent_figures  # noqa: E402
 from bench_engine import engine_figures  # noqa: E402
+from bench_play import play_figures  # noqa: E402
 from bench_env import env_figures, target_verdict  # noqa: E402
 from bench_solver import solver_figures  # noqa: E402
 
@@ -45,6 +47,12 @@ def report(figures: dict) -> str:
     lines += ["", "Agents: decisions/s", f"  {'agent':<10}" + "".join(f"{game:>10}" for game in games)]
     for spec, per_game in figures["agents"].items():
         lines.append(f"  {spec:<10}" + "".join(f"{per_game.get(game, float('nan')):>10,.1f}" for game in games))
+    if "play" in figures:
+        columns = list(next(iter(figures["play"].values())))
+        lines += ["", "Play loop (rummy_env.vector): arena hands/s, search agent decisions/s, per CPU second",
+                  f"  {'game':<10}" + "".join(f"{c:>20}" for c in columns)]
+        for game, row in figures["play"].items():
+            lines.append(f"  {game:<10}" + "".join(f"{row[c]:>20,.1f}" for c in columns))
     return "\n".join(lines)
 
 
@@ -61,6 +69,7 @@ def main(argv: list[str] | None = None) -> dict:
         "solver": solver_figures(args.seconds / 2, max(args.runs, 3)),
         "env": env_figures(args.seconds, args.runs),
         "agents": agent_figures(args.seconds),
+        "play": play_figures(runs=args.runs, hands=50, positions=10),
     }
     print(report(figures))
     print(f"done in {time.time() - started:.0f} s")

@@ -68,15 +68,15 @@ class CheckedAgent(Agent):
 
 
 def play_with(game: str, num_players: int, agents: list[Agent], seed: int) -> GameState:
+    """One hand through rummy_env.vector, the seat to act's agent asked with act_batch; the finished state."""
     state = GameState.new(game, num_players, seed=seed)
-    encoder = ObservationEncoder(state.rules)
-    moves = action_layout(game).moves
+    vector = VectorGame(game, 1, num_players)
+    vector.load(0, state)
     for agent in agents:
         agent.reset(seed)
     while not state.is_over:
-        seat = state.current
-        action = agents[seat].act(encoder.encode(state, seat), action_mask(state))
-        state.apply(moves[action])
+        agent = agents[int(vector.to_act[0])]
+        vector.step_rows([0], agent.act_batch(vector.observations[:1], vector.action_masks[:1]))
     return state
 
 

@@ -11,6 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import bench_env  # noqa: E402
+import bench_play  # noqa: E402
 import bench_solver  # noqa: E402
 import run_all  # noqa: E402
 
@@ -44,8 +45,10 @@ def test_run_all_prints_tables_not_json():
                           "steps_per_cpu_s": 28_000.0, "runs": [(27_000.0, 28_000.0)], "target": 20_000}},
         "agents": {"rule": {"indian": 3300.0, "basic": 4800.0}},
     }
+    figures["play"] = {"basic": {"arena random-rule": 210.0, "arena rule-rule": 205.5, "search": 12.25}}
     text = run_all.report(figures)
     assert "{" not in text and '"' not in text
+    assert "arena random-rule" in text and "205.5" in text and "12.2" in text
     assert "basic_rummy_v0" in text and "27,000" in text and "(meets)" in text
     assert "rule" in text and "3,300.0" in text and "105,000" in text
 
@@ -54,3 +57,16 @@ def test_run_all_prints_tables_not_json():
 def test_bench_solver_refuses_bad_options(argv):
     with pytest.raises(SystemExit):
         bench_solver.main(argv)
+
+
+def test_bench_play_prints_arena_and_search_rates(capsys):
+    figures = bench_play.main(["--games", "basic", "--runs", "1", "--hands", "4", "--positions", "2"])
+    assert set(figures["basic"]) == {"arena random-rule", "arena rule-rule", "search"}
+    assert all(rate > 0 for rate in figures["basic"].values())
+    assert "decisions/s" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["--runs", "0"], ["--hands", "1"], ["--positions", "0"]])
+def test_bench_play_refuses_bad_options(argv):
+    with pytest.raises(SystemExit):
+        bench_play.main(argv)
