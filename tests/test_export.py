@@ -67,6 +67,25 @@ def test_exported_outputs_match_torch_within_1e5(tmp_path, fmt, game):
     assert meta["check"]["max_abs_difference"] <= TOLERANCE
 
 
+def test_export_check_tolerance_is_enforced_and_recorded(tmp_path, monkeypatch):
+    """An export that differs from torch by more than ``tolerance`` is removed with an error naming
+    the difference; the bound used is written in the metadata; a bad bound is refused."""
+    import agents.export as export_module
+
+    checkpoint = make_checkpoint(tmp_path)
+    real = export_module.exported_outputs
+    monkeypatch.setattr(export_module, "exported_outputs",
+                        lambda *a, **k: tuple(x + 3e-5 for x in real(*a, **k)))  # a 3e-5 disagreement
+    with pytest.raises(AgentError, match=r"disagrees with .* by 3\.0\de-05 \(more than 1e-05\); removed"):
+        export_policy(checkpoint, "onnx", tmp_path / "strict.onnx")
+    assert not (tmp_path / "strict.onnx").exists()
+    model_path, json_path = export_policy(checkpoint, "onnx", tmp_path / "loose.onnx", tolerance=5e-5)
+    check = json.loads(json_path.read_text())["check"]
+    assert check["tolerance"] == 5e-5 and 2.9e-5 < check["max_abs_difference"] <= 5e-5
+    with pytest.raises(AgentError, match="tolerance -1.*between 0 and 1"):
+        export_policy(checkpoint, "onnx", tmp_path / "bad.onnx", tolerance=-1)
+
+
 def test_torchscript_accepts_float_masks_like_the_model(tmp_path):
     checkpoint = make_checkpoint(tmp_path, "basic")
     model_path, _ = export_policy(checkpoint, "torchscript")

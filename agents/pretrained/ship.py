@@ -81,9 +81,10 @@ def arena_result(onnx_path: Path, game: str, num_players: int, opponent: str, ha
 
 
 def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, seed: int = 0,
-         cpu_seconds: float | None = None, dest: str | os.PathLike = PRETRAINED_DIR) -> tuple[Path, Path]:
+         cpu_seconds: float | None = None, dest: str | os.PathLike = PRETRAINED_DIR,
+         tolerance: float | None = None) -> tuple[Path, Path]:
     """Export, evaluate and install ``checkpoint`` as ``dest/<game>.onnx`` + ``<game>.json``."""
-    from ..export import export_policy, metadata_path
+    from ..export import TOLERANCE, export_policy, metadata_path
     from ..policy import load_checkpoint
 
     source = resolve_checkpoint(checkpoint)
@@ -92,7 +93,8 @@ def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, see
     results_json = run_results(source)
     cpu_seconds_used, cpu_source = cpu_time(meta, results_json, cpu_seconds)
     with tempfile.TemporaryDirectory(prefix="ship-") as work:
-        model, metadata_file = export_policy(source, "onnx", Path(work) / f"{game}.onnx")
+        model, metadata_file = export_policy(source, "onnx", Path(work) / f"{game}.onnx",
+                                                tolerance=TOLERANCE if tolerance is None else tolerance)
         results = [arena_result(model, game, players, opponent, hands, seed, workers) for opponent in OPPONENTS]
         metadata = json.loads(metadata_file.read_text())
         metadata["model_card"] = {
@@ -144,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cpu-time", type=float, metavar="SECONDS",
                         help="CPU seconds the training took (default: read from the checkpoint's config)")
     parser.add_argument("--dest", default=str(PRETRAINED_DIR), help="where to install (default: the package)")
+    parser.add_argument("--tolerance", type=float, default=None,
+                        help="largest difference from torch allowed in the export check (default 1e-05; "
+                             "python -m agents.export --help)")
     return parser
 
 
@@ -153,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.hands < 1 or args.workers < 1:
         parser.error("--hands and --workers must be at least 1")
     try:
-        installed, card = ship(args.checkpoint, args.hands, args.workers, args.seed, args.cpu_time, args.dest)
+        installed, card = ship(args.checkpoint, args.hands, args.workers, args.seed, args.cpu_time, args.dest,
+                               args.tolerance)
     except AgentError as error:
         parser.exit(2, f"ship: error: {error}\n")
     for line in json.loads(card.read_text())["model_card"]["summary"]:
