@@ -344,3 +344,29 @@ def test_bench_export_prints_per_action_times(capsys):
     assert row["onnx_agent_us"] > 0 and row["onnx_agent_cpu_us"] >= 0 and row["parameters"] > 0
     out = capsys.readouterr().out
     assert "µs per action at batch 1" in out and "indian" in out
+
+
+@pytest.mark.parametrize("game", ["indian", "basic", "romi"])
+def test_every_game_ships_a_pretrained_policy_that_plays_without_torch(game):
+    """pretrained:GAME loads right after installation with torch unimportable and plays whole hands
+    in the arena; its model card states 2,000 duplicate-dealt hands against random and the rule
+    agent with intervals that hold the rate, and the policy matches the game's shapes."""
+    import agents.pretrained as pretrained
+
+    assert game in pretrained.shipped()
+    card = pretrained.model_card(game)
+    assert card["game"] == game and card["num_players"] == 2
+    assert [row["opponent"] for row in card["arena"]] == ["random", "rule"]
+    for row in card["arena"]:
+        assert row["hands"] == 2000 and row["win_rate_low"] <= row["win_rate"] <= row["win_rate_high"]
+    script = textwrap.dedent(f"""
+        import sys
+        sys.modules["torch"] = None
+        from agents.arena import ArenaConfig, run_arena
+        records = run_arena(ArenaConfig(game="{game}", agents=("pretrained:{game}", "random"), hands=2, seed=5),
+                            progress=False)
+        print(len(records), sorted(set(r["outcome"] for r in records)))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("2 ")
