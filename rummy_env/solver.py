@@ -36,8 +36,8 @@ How a hand is solved, and why each shortcut is exact:
   one natural card out, which exists exactly when some discard declares; only then is each
   discard tried.
 
-**Compiled or Python.** ``min_deadwood``, ``best_arrangement`` and the search behind
-``indian_penalty`` run compiled (numba, ``rummy_env.compiled.solver``) by default: the same search
+**Compiled or Python.** ``min_deadwood``, ``best_arrangement``, ``min_loose_cards`` (the römi
+going-out bound, R4) and the search behind ``indian_penalty`` run compiled (numba, ``rummy_env.compiled.solver``) by default: the same search
 step for step, so the same penalties *and* the same arrangements (``tests/test_compiled_solver.py``
 runs both in lockstep). ``use_compiled(False)``, or ``RUMMY_COMPILED=0`` in the environment before
 the first import, selects this module's Python search, which stays the reference. The quick
@@ -649,15 +649,16 @@ _compiled = None
 
 
 def use_compiled(on: bool = True) -> bool:
-    """Select the compiled (numba) search for ``indian_penalty``, ``min_deadwood`` and
-    ``best_arrangement`` (``on``), or this module's Python search, the reference (not ``on``).
+    """Select the compiled (numba) search for ``indian_penalty``, ``min_deadwood``,
+    ``best_arrangement`` and ``min_loose_cards`` (``on``), or this module's Python search, the
+    reference (not ``on``).
     The quick answers (no pure run, nothing that melds) stay in Python either way: they read
     memoised suit summaries, quicker than a call into compiled code.
 
     Both give the same answers, arrangements included (``tests/test_compiled_solver.py``). The
     default is the compiled search; setting the environment variable ``RUMMY_COMPILED=0`` before
     the first import makes it the Python one. Returns the previous setting. Declarations
-    (``can_declare``, ``declare_discards``) and ``min_loose_cards`` always use the Python search.
+    (``can_declare``, ``declare_discards``) always use the Python search.
     """
     global _compiled
     before = _compiled is not None
@@ -762,8 +763,12 @@ def min_loose_cards(counts: Sequence[int]) -> int:
     b = _bytes(counts)
     got = _LOOSE.get(b)
     if got is None:
-        g = _GAMES.get(("count", None)) or _game("count", None)
-        got = g.solve(b[:NUM_NATURAL], b[JOKER], FREE)
+        got = -1
+        if _compiled is not None:
+            got, _ = _compiled.solve(_natural_checked(b), _compiled.rules("count", None), FREE)
+        if got < 0:  # the Python search, or a hand too large for the compiled one's scratch arrays
+            g = _GAMES.get(("count", None)) or _game("count", None)
+            got = g.solve(b[:NUM_NATURAL], b[JOKER], FREE)
         if len(_LOOSE) >= _CACHE_LIMIT:
             _LOOSE.clear()
         _LOOSE[b] = got

@@ -174,3 +174,98 @@ def test_clearing_the_caches_changes_no_answer():
         assert [solver.best_arrangement(h, "indian", lives=False) for h in hands] == \
             [solver.best_arrangement(h, "indian", lives=False) for h in hands]
         assert [solver.best_arrangement(h, "romi") for h in hands] == before
+
+
+# ------------------------------------------------------------------ römi going out (R4)
+# ``min_loose_cards``: the relaxation that bounds the römi going-out search (``game._may_go_out``),
+# Indian meld rules counted in natural cards (any number of jokers a meld, ace high or low).
+
+
+def loose(counts: list[int], compiled: bool) -> int:
+    with search(compiled):
+        solver._LOOSE.clear()  # its answers are memoised by hand: ask the selected search afresh
+        return solver.min_loose_cards(counts)
+
+
+def check_loose(counts: list[int]) -> int:
+    want = loose(counts, False)
+    got = loose(counts, True)
+    assert got == want, f"min_loose_cards of {counts}: compiled {got} != python {want}"
+    return want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Ah 2h 3h", 0),  # R3: ace low
+    ("Qh Kh Ah", 0),  # R3: ace high
+    ("Kh Ah 2h", 3),  # no run turns the corner
+    ("Ah * * * *", 0),  # the relaxation: any number of jokers a meld, unlike römi's two (G5)
+    ("Ah Ah 2h 2h 3h 3h", 0),  # G3: both copies, two runs
+    ("Ah Ah Ad Ac", 1),  # two copies never share a set: one Ah is loose
+    ("4c 9d Kh", 3),
+])
+def test_R4_min_loose_cards_known_hands_match_python(text, want):
+    assert check_loose(to_counts(parse_cards(text))) == want
+
+
+@pytest.mark.parametrize("jokers", [0, 2, 4, 8, 12])
+def test_R4_min_loose_cards_random_hands_match_python(jokers):
+    """Relaxed hands: cards that could go on the table count as jokers, so there may be many."""
+    rng = random.Random(400 + jokers)
+    for _ in range(250):
+        check_loose(deal(rng, TWO_DECKS, rng.choice([2, 5, 8, 11, 14, 16]), jokers))
+
+
+def test_R4_min_loose_cards_rich_hands_match_python():
+    rng = random.Random(13)
+    for _ in range(150):
+        ranks = rng.sample(range(1, 12), 3) + [0, 12]  # aces and kings: runs high and low (R3)
+        deck = [s * 13 + r for s in range(4) for r in ranks for _ in range(2)]
+        check_loose(deal(rng, deck, rng.choice([8, 14]), rng.randrange(4)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(cards=st.lists(st.integers(0, 51), min_size=0, max_size=16), jokers=st.integers(0, 10))
+def test_R4_hypothesis_min_loose_cards_match_python(cards, jokers):
+    counts = [min(n, 2) for n in to_counts(cards)[:52]] + [jokers]
+    check_loose(counts)
+
+
+def test_R4_min_loose_cards_refuses_what_python_refuses():
+    for compiled in (False, True):
+        with pytest.raises(ValueError, match="at most twice"):
+            loose([3] + [0] * 52, compiled)
+
+
+@pytest.mark.parametrize("jokers", [3, 4])
+def test_G5_romi_hands_with_more_jokers_than_a_meld_holds_match_python(jokers):
+    rng = random.Random(500 + jokers)
+    for _ in range(150):
+        check(deal(rng, TWO_DECKS, rng.choice([5, 13, 14]), jokers), "romi")
+
+
+def test_R4_romi_games_play_the_same_with_either_search():
+    """The römi engine's look-aheads (cut card R4, taking the discard) read ``min_loose_cards``:
+    random games list the same legal moves at every step with the compiled search and without."""
+    from rummy_env import game as engine
+
+    def play(compiled: bool, seed: int) -> list:
+        with search(compiled):
+            solver._LOOSE.clear()
+            engine._GOING_OUT.clear()
+            rng = random.Random(seed)
+            state = engine.GameState.new("romi", 2, seed=seed)
+            seen = []
+            for _ in range(400):
+                moves = state.legal_moves()
+                if not moves:
+                    break
+                seen.append(moves)
+                state.apply(rng.choice(moves))
+            return seen
+
+    cut = 0
+    for seed in range(30):
+        python = play(False, seed)
+        assert play(True, seed) == python
+        cut += sum(engine.TAKE_CUT in (m[0] for m in moves) for moves in python)
+    assert cut, "no position offered the cut card: the look-ahead was not exercised"

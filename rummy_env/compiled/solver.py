@@ -4,9 +4,10 @@
 candidates in the same order, the same stable Pareto sort, the same first-found tie-breaks), so
 that it returns the same *arrangement* as the reference, not only the same penalty:
 ``tests/test_compiled_solver.py`` checks both in lockstep on random hands of every game and wild
-rank. Covered: the free search (least deadwood: ``min_deadwood``, ``best_arrangement``) and the
-lives search (Indian penalty, I5, I7). Declarations (``can_declare``, ``declare_discards``) stay
-in Python.
+rank. Covered: the free search (least deadwood: ``min_deadwood``, ``best_arrangement``, and
+``min_loose_cards``, the römi going-out bound of R4, under the ``"count"`` rules) and the lives
+search (Indian penalty, I5, I7). Declarations (``can_declare``, ``declare_discards``) stay in
+Python.
 
 How the search is laid out without Python objects:
 
