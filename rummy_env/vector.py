@@ -204,22 +204,9 @@ class VectorGame:
         self.rewards.fill(0.0)
         self.terminated.fill(False)
         self.truncated.fill(False)
-        results = self.results
-        for i in range(self.num_envs):
-            results[i] = None
-            state = self._states[i]
-            move = self._moves[actions[i]]
-            seat = state.current
-            drawn = state.stock[-1] if move[0] == DRAW and state.stock else -1
-            if state._legal is not None and state._legal is self._legal[i]:
-                state._apply_unchecked(move)  # the row's mask, built from this very list, allows it
-            else:
-                state.apply(move)
-            self._trackers[i].moved(seat, move, state, drawn)
-            if state.phase == PHASE_OVER:
-                self._end_hand(i, state)
-            else:
-                self._write_row(i)
+        self.results[:] = [None] * self.num_envs
+        for i, action in enumerate(actions):
+            self._play_row(i, action)
         return self.observations, self.action_masks, self.to_act, self.rewards, self.terminated, self.truncated
 
     def _checked(self, actions) -> list[int]:
@@ -230,8 +217,13 @@ class VectorGame:
         if array.dtype.kind not in "iu":
             raise IllegalActionError(f"actions of dtype {array.dtype}: expected integer action ids")
         values = array.tolist()
+        self._refuse_illegal(range(self.num_envs), values)
+        return values
+
+    def _refuse_illegal(self, rows, values: list[int]) -> None:
+        """Raise ``IllegalActionError`` for the first row whose action is out of range or masked out."""
         masks = self.action_masks
-        for i, action in enumerate(values):
+        for i, action in zip(rows, values):
             if not 0 <= action < self.num_actions:
                 raise IllegalActionError(f"row {i}: action {action} is out of range: expected 0..{self.num_actions - 1}")
             if not masks[i, action]:
@@ -241,7 +233,6 @@ class VectorGame:
                 except Exception:  # noqa: BLE001 - the reason is a courtesy; the refusal stands
                     reason = "its mask forbids it"
                 raise IllegalActionError(f"row {i}: illegal action {action} for seat {state.current}: {reason}")
-        return values
 
     def _end_hand(self, i: int, state: GameState) -> None:
         result = state.result
@@ -346,6 +337,9 @@ class VectorGame:
             raise IndexError(f"slot {i!r}: expected 0..{self.num_envs - 1}")
         return index
 
+    def _has_hand(self, i: int) -> bool:
+        return self._states[i] is not None
+
     def _checked_rows(self, rows) -> list[int]:
         array = np.asarray(rows)
         if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
@@ -355,7 +349,7 @@ class VectorGame:
         for i in values:
             if not 0 <= i < self.num_envs:
                 raise IllegalActionError(f"row {i} is out of range: expected 0..{self.num_envs - 1}")
-            if self._states[i] is None:
+            if not self._has_hand(i):
                 raise IllegalActionError(f"row {i} holds no hand yet: call reset() or load() first")
         if len(set(values)) != len(values):
             raise IllegalActionError(f"rows {values}: a slot is listed twice")
@@ -369,28 +363,17 @@ class VectorGame:
         if array.size and array.dtype.kind not in "iu":
             raise IllegalActionError(f"actions of dtype {array.dtype}: expected integer action ids")
         values = array.tolist()
-        masks = self.action_masks
-        for i, action in zip(rows, values):
-            if not 0 <= action < self.num_actions:
-                raise IllegalActionError(f"row {i}: action {action} is out of range: expected 0..{self.num_actions - 1}")
-            if not masks[i, action]:
-                state = self._states[i]
-                try:
-                    reason = state.why_illegal(self._moves[action])
-                except Exception:  # noqa: BLE001 - the reason is a courtesy; the refusal stands
-                    reason = "its mask forbids it"
-                raise IllegalActionError(f"row {i}: illegal action {action} for seat {state.current}: {reason}")
+        self._refuse_illegal(rows, values)
         return values
 
     def _play_row(self, i: int, action: int) -> None:
-        """One checked action in slot ``i``: the same per-row work as ``step``'s loop (tests/test_vector.py
-        steps both in lockstep)."""
+        """One checked action in slot ``i`` (``step`` and ``step_rows`` both play through it)."""
         state = self._states[i]
         move = self._moves[action]
         seat = state.current
         drawn = state.stock[-1] if move[0] == DRAW and state.stock else -1
         if state._legal is not None and state._legal is self._legal[i]:
-            state._apply_unchecked(move)
+            state._apply_unchecked(move)  # the row's mask, built from this very list, allows it
         else:
             state.apply(move)
         self._trackers[i].moved(seat, move, state, drawn)

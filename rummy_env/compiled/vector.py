@@ -142,20 +142,8 @@ class CompiledVectorGame(VectorGame):
             reason = "its mask forbids it"
         raise IllegalActionError(f"row {i}: illegal action {action} for seat {state.current}: {reason}")
 
-    def _checked_rows(self, rows) -> list[int]:
-        array = np.asarray(rows)
-        if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
-            raise IllegalActionError(f"rows of shape {array.shape} and dtype {array.dtype}: expected a 1-d "
-                                     "sequence of slot indices")
-        values = array.tolist()
-        for i in values:
-            if not 0 <= i < self.num_envs:
-                raise IllegalActionError(f"row {i} is out of range: expected 0..{self.num_envs - 1}")
-            if self._seeds[i] is None:
-                raise IllegalActionError(f"row {i} holds no hand yet: call reset() or load() first")
-        if len(set(values)) != len(values):
-            raise IllegalActionError(f"rows {values}: a slot is listed twice")
-        return values
+    def _has_hand(self, i: int) -> bool:
+        return self._seeds[i] is not None
 
     # ------------------------------------------------------------------ looking in
 
