@@ -328,3 +328,34 @@ def test_the_configs_cover_every_game_and_a_long_run():
     for game in ("indian", "basic", "romi"):
         assert {f"{game}.yaml", f"{game}-long.yaml"} <= names
         assert any(n.startswith(f"{game}-") and n[len(game) + 1].isdigit() for n in names)
+
+
+@pytest.mark.parametrize("game", ["basic", "romi", "indian"])
+def test_payment_potential_is_what_the_seat_would_pay(game):
+    """shaping_potential=payment reads from the observation exactly what the seat to act would pay
+    if another player went out now: B5 every card in hand; R7 every card, or 80 before its first
+    meld; Indian the I7 penalty, as the deadwood potential. Checked against the engine's state."""
+    from rummy_env.cards import card_values
+    from rummy_env.vector import VectorGame
+
+    venv = VectorGame(game, 4, 2, seed=3)
+    venv.reset(3)
+    payment, deadwood = Potential(game, 2, "payment"), Potential(game, 2, "deadwood")
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(250):
+        for i in range(4):
+            state = venv.state(i)
+            seat = state.current
+            if game == "indian":
+                want = deadwood.penalty_of(venv.observations[i])
+            elif game == "romi" and not state.opened[seat]:
+                want = 80
+            else:
+                want = sum(v * n for v, n in zip(card_values(game), state.hands[seat]))
+            assert payment.penalty_of(venv.observations[i]) == want
+            seen.add(bool(state.opened[seat]) if game == "romi" else True)
+        venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks]))
+    assert seen == ({True, False} if game == "romi" else {True})  # römi: before and after a first meld
+    with pytest.raises(ValueError, match="shaping potential 'hand'"):
+        Potential(game, 2, "hand")

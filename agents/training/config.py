@@ -27,6 +27,13 @@ class ConfigError(ValueError):
     """A config field that is unknown, of the wrong type or out of range; the message names it."""
 
 
+POTENTIALS = ("deadwood", "payment")
+"""What a seat's shaping potential counts (``shaping_potential``): ``deadwood``, the hand's least
+penalty by the exact solver (Indian: I7; Basic and römi: the least deadwood); ``payment``, what
+the seat would pay if another player went out now (Indian: I7 as well; Basic: every card in
+hand, B5; römi: every card in hand, or the flat penalty while the seat has laid no meld, R7)."""
+
+
 def _f(default, help: str, **checks):
     """A config field with its one-line doc and its range checks (a list default is copied per instance)."""
     if isinstance(default, list):
@@ -76,6 +83,9 @@ class TrainConfig:
     reward_scale: float = _f(0.01, "points to reward units (a 100-point hand is a reward of 1)", low=1e-9, high=1e3)
     # --- getting past the sparse reward
     shaping: bool = _f(True, "potential-based shaping from the hand's penalty by the exact solver")
+    shaping_potential: str = _f("deadwood", "what the potential counts: deadwood (the solver's least penalty) or "
+                                "payment (what the seat would pay now: B5, R7; Indian: the same as deadwood)",
+                                choices=POTENTIALS)
     shaping_coef: float = _f(1.0, "weight of the shaping potential (in reward units per point)", low=0.0)
     bc_warm_start: bool = _f(True, "clone a teacher's moves before PPO")
     bc_teacher: str = _f("rule", "the teacher: rule or search (an agent spec)", choices=("rule", "search"))

@@ -24,7 +24,11 @@ import numpy as np
 import torch
 
 from rummy_env import solver
+from rummy_env.cards import card_values
 from rummy_env.encoding import action_layout, observation_layout
+from rummy_env.ruleset import make_ruleset
+
+from .config import POTENTIALS
 from rummy_env.vector import VectorGame
 
 DECISION_TYPES = ("draw", "discard", "declare", "meld", "place")
@@ -43,17 +47,27 @@ def decision_types(game: str) -> np.ndarray:
 
 
 class Potential:
-    """Minus the hand penalty by the exact solver, memoised by hand (the shaping potential)."""
+    """Minus the seat's hand penalty (``POTENTIALS``), memoised by hand: the shaping potential."""
 
-    def __init__(self, game: str, num_players: int):
+    def __init__(self, game: str, num_players: int, kind: str = "deadwood"):
+        if kind not in POTENTIALS:
+            raise ValueError(f"shaping potential {kind!r}: expected one of {', '.join(POTENTIALS)}")
         parts = observation_layout(game, num_players)
         self.hand = parts["hand"]
         self.phase = parts["phase"].start
         self.game = game
+        self.by_payment = kind == "payment" and game != "indian"
+        self.opened = parts["opened"].start if self.by_payment and "opened" in parts else None
+        self.values = np.array(card_values(game), np.int64)
+        self.unopened = make_ruleset(game, num_players).unopened_penalty if self.opened is not None else 0
         self._memo: dict[bytes, float] = {}
 
     def penalty_of(self, observation: np.ndarray) -> float:
         counts = np.rint(observation[self.hand]).astype(np.uint8)
+        if self.by_payment:
+            if self.opened is not None and observation[self.opened] < 0.5 and self.unopened:
+                return float(self.unopened)
+            return float(self.values @ counts)
         key = counts.tobytes()
         value = self._memo.get(key)
         if value is None:
@@ -105,7 +119,7 @@ class Collector:
 
     def __init__(self, game: str, num_players: int, num_envs: int, seed: int, model: torch.nn.Module,
                  reward_scale: float, gamma: float, shaping: bool, shaping_coef: float, backend: str = "python",
-                 **rule_options):
+                 shaping_potential: str = "deadwood", **rule_options):
         self.game = game
         self.num_players = num_players
         self.venv = VectorGame(game, num_envs, num_players, seed=seed, reward_scale=reward_scale,
@@ -113,7 +127,7 @@ class Collector:
         self.model = model
         self.gamma = gamma
         self.shaping_scale = shaping_coef * reward_scale if shaping else 0.0
-        self.potential = Potential(game, num_players)
+        self.potential = Potential(game, num_players, shaping_potential)
         self.rng = np.random.default_rng(seed)
         self.generator = torch.Generator()
         self.generator.manual_seed(seed)

@@ -50,7 +50,8 @@ class Station:
         seed = seed * 1000 + self.worker
         self.agents.clear()
         self.collector = Collector(c["game"], c["num_players"], c["num_envs"], seed, self.model, c["reward_scale"],
-                                   c["gamma"], c["shaping"], c["shaping_coef"], backend=vector_backend(c))
+                                   c["gamma"], c["shaping"], c["shaping_coef"], backend=vector_backend(c),
+                                   shaping_potential=c.get("shaping_potential", "deadwood"))
         self._apply_pool(seed)
 
     def pool_update(self, names: list[str], probs: list[float], snapshots: dict[str, dict]) -> None:
