@@ -25,7 +25,7 @@ import numpy as np
 
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES
 from rummy_env.encoding import action_layout
-from rummy_env.game import DISCARD, DRAW, PHASE_DRAW, PHASE_PLAY, TAKE_DISCARD, GameState
+from rummy_env.game import DISCARD, DRAW, PHASE_DRAW, PHASE_PLAY, STATE_FIELDS, TAKE_DISCARD, GameState
 from rummy_env.melds import RUN, SET
 from rummy_env.ruleset import make_ruleset
 from rummy_env.vector import VectorGame
@@ -116,6 +116,9 @@ def determinise(view: View, rules, rng: random.Random, seed: int = 0) -> GameSta
     state.result = None
     state.history = []
     state._legal = None
+    unset = [field.name for field in STATE_FIELDS if not hasattr(state, field.name)]
+    if unset:  # a field added to GameState that this guess does not fill yet: fail here, not later
+        raise RuntimeError(f"determinise: GameState fields not set: {', '.join(unset)}")
     return state
 
 

@@ -406,7 +406,26 @@ def test_determinised_worlds_agree_with_the_observation(game, num_players):
             seen[turn] = observation[turn]  # the turn count is only known in steps of max_turns / 127
             assert np.array_equal(seen, observation)
             assert sum(map(sum, world.hands)) + len(world.stock) == sum(map(sum, state.hands)) + len(state.stock)
+            assert GameState.from_dict(world.to_dict()).to_dict() == world.to_dict()  # every field is set and valid
             state.apply(moves[players[seat].act(observation, mask)])
+
+
+def test_determinise_fails_loudly_on_a_field_it_does_not_fill(monkeypatch):
+    """A field added to GameState's field table that the guess does not set is an error at once."""
+    import dataclasses
+    import random as stdlib_random
+
+    import agents.search_agent as search_agent
+    from rummy_env.game import STATE_FIELDS
+
+    state = GameState.new("indian", 2, seed=1)
+    observation = ObservationEncoder(state.rules).encode(state, 0)
+    view = ObservationReader("indian", 2).read(observation)
+    search_agent.determinise(view, state.rules, stdlib_random.Random(0))  # fills every field today
+    fields = STATE_FIELDS + (dataclasses.replace(STATE_FIELDS[-1], name="new_field"),)
+    monkeypatch.setattr(search_agent, "STATE_FIELDS", fields)
+    with pytest.raises(RuntimeError, match="fields not set: new_field"):
+        search_agent.determinise(view, state.rules, stdlib_random.Random(0))
 
 
 def test_search_agent_is_legal_and_reproducible():
