@@ -27,15 +27,21 @@ W_NEAR, W_DANGER, W_MAX_OUTS, W_LIVES, W_LATE, W_MAX_TURNS = range(6)
 
 
 @njit(cache=True)
-def _arrange(counts, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose):
-    """The hand's best free arrangement (wild-rank cards as jokers): (deadwood value, run factor
-    facts) with the deadwood counts in ``loose``; returns (value, pure runs, runs) or value -1."""
+def _fold_wild(counts, wild, nat):
+    """``counts`` into ``nat`` with the wild rank's cards (I2) counted as jokers."""
     for c in range(53):
         nat[c] = counts[c]
     if wild >= 0:
         for s in range(4):
             nat[JOKER] += nat[s * 13 + wild]
             nat[s * 13 + wild] = 0
+
+
+@njit(cache=True)
+def _arrange(counts, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose):
+    """The hand's best free arrangement (wild-rank cards as jokers): (deadwood value, run factor
+    facts) with the deadwood counts in ``loose``; returns (value, pure runs, runs) or value -1."""
+    _fold_wild(counts, wild, nat)
     best, nm = _solve(nat, FREE, INF, True, sparams, rank_values, tables, state, scratch, memo, pmemo, out)
     if best == OVERFLOW:
         return -1, 0, 0
@@ -72,12 +78,7 @@ def _arrange(counts, wild, sparams, rank_values, tables, state, scratch, memo, p
 
 @njit(cache=True)
 def _deadwood(counts, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat):
-    for c in range(53):
-        nat[c] = counts[c]
-    if wild >= 0:
-        for s in range(4):
-            nat[JOKER] += nat[s * 13 + wild]
-            nat[s * 13 + wild] = 0
+    _fold_wild(counts, wild, nat)
     best, _ = _solve(nat, FREE, INF, False, sparams, rank_values, tables, state, scratch, memo, pmemo, out)
     return best
 

@@ -390,16 +390,21 @@ class VectorGame:
 
     def observe(self, i: int, seat: int) -> np.ndarray:
         """The observation of ``seat`` in slot ``i`` now (any seat, not only the one to act)."""
+        index = self._observed_slot(i, seat)
+        state = self._states[index]
+        match = self._matches[index]
+        return self._trackers[index].observe(state, seat, None if match is None else match.totals)
+
+    def _observed_slot(self, i: int, seat: int) -> int:
+        """Slot ``i`` as an index, checked with ``seat`` for ``observe``; else an error naming which."""
         index = operator.index(i)
         if not 0 <= index < self.num_envs:
             raise IndexError(f"slot {i!r}: expected 0..{self.num_envs - 1}")
         if not 0 <= seat < self.num_players:
             raise IndexError(f"seat {seat!r}: expected 0..{self.num_players - 1}")
-        state = self._states[index]
-        if state is None:
+        if not self._has_hand(index):
             raise RuntimeError("call reset() before observe()")
-        match = self._matches[index]
-        return self._trackers[index].observe(state, seat, None if match is None else match.totals)
+        return index
 
     def state(self, i: int) -> GameState:
         """The engine state of slot ``i`` (every hidden card: for tests and tools, not for agents)."""

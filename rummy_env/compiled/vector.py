@@ -148,14 +148,7 @@ class CompiledVectorGame(VectorGame):
     # ------------------------------------------------------------------ looking in
 
     def observe(self, i: int, seat: int) -> np.ndarray:
-        index = operator.index(i)
-        if not 0 <= index < self.num_envs:
-            raise IndexError(f"slot {i!r}: expected 0..{self.num_envs - 1}")
-        if not 0 <= seat < self.num_players:
-            raise IndexError(f"seat {seat!r}: expected 0..{self.num_players - 1}")
-        if self._seeds[index] is None:
-            raise RuntimeError("call reset() before observe()")
-        return self._core.observe(index, seat)
+        return self._core.observe(self._observed_slot(i, seat), seat)
 
     def state(self, i: int) -> GameState:
         """A new ``GameState`` equal to slot ``i``'s hand (rebuilt from the arrays: changing it
