@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from rummy_env.ruleset import GAMES, make_ruleset
+from rummy_env.vector import BACKENDS
 
 
 class ConfigError(ValueError):
@@ -56,7 +57,7 @@ class TrainConfig:
     num_envs: int = _f(64, "hands stepped together in each collecting process", low=1)
     num_workers: int = _f(2, "collecting processes (0: collect in the training process)", low=0, high=64)
     backend: str = _f("auto", "engine of the collecting loop (rummy_env.vector): auto is numba for Indian Rummy "
-                      "and python otherwise; numba is Indian only", choices=("auto", "python", "numba"))
+                      "and python otherwise; numba is Indian only", choices=("auto", *BACKENDS))
     torch_threads: int = _f(1, "torch threads per collecting process (on a busy 2-core machine, 1 is fastest)", low=1)
     learner_threads: int = _f(1, "torch threads of the training process while it clones and updates (2 can "
                               "help on an idle 2-core machine; on a busy one it is several times slower)", low=1)

@@ -27,9 +27,9 @@ from rummy_env import solver
 from rummy_env.cards import card_values
 from rummy_env.encoding import action_layout, observation_layout
 from rummy_env.ruleset import make_ruleset
+from rummy_env.vector import VectorGame
 
 from .config import POTENTIALS
-from rummy_env.vector import VectorGame
 
 DECISION_TYPES = ("draw", "discard", "declare", "meld", "place")
 """Decision types for cloning accuracy, by the block of the action taken."""
