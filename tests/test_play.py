@@ -17,14 +17,14 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
 from agents.registry import make_agent
 from rummy_env.cards import format_card, parse_card
 from rummy_env.game import PHASE_DRAW, GameState
-from rummy_env.play import PlaySession, command_text, main, parse_command
+from rummy_env.play import PlaySession, Quit, command_text, main, parse_command
 from rummy_env.ruleset import make_ruleset
 from rummy_env.scenario import make_state
 
@@ -230,10 +230,17 @@ def test_match_to_a_low_target_shows_the_match_table():
 @given(text=st.one_of(st.text(max_size=60), st.builds(" ".join, st.lists(st.sampled_from(
     ["meld", "lay", "swap", "on", "discard", "declare", "take", "cut", "draw", "*", "*=5h", "*=*", "5h", "6h", "7h",
      "10d", "Q♠", "Zz", "-1", "0", "1", "99", "on on", "\t", "hint", "moves"]), max_size=6))))
+@example(text="EXIT")
+@example(text="quit now")
 def test_any_typed_text_gets_an_answer_and_never_an_exception(text):
     for state in FUZZ_STATES:
         before = state.to_dict()
-        said = typed(state, text)
+        try:
+            said = typed(state, text)
+        except Quit:  # "quit" or "exit" in any case, alone: the player leaves, as asked
+            assert text.split()[0].lower() in ("quit", "exit") and len(text.split()) == 1, text
+            assert state.to_dict() == before
+            continue
         changed = state.to_dict() != before
         assert (said.strip() or changed) and "could not read" not in said
         if changed:  # only a legal command changes the game: put it back for the next text
