@@ -14,25 +14,44 @@
   is an agent with ``act_batch(observations, masks)`` (every ``agents.base.Agent``; it is asked
   for one row at a time), an object with ``act(observation, action_mask)``, or a callable
   ``(observation, action_mask) -> action``; if it also has ``reset()``, that is called at every
-  new hand. The wrapper plays one hand through the PettingZoo env (``rummy_env.env``, which
-  ``rummy_env.vector`` matches step for step), since the learner's rewards, infos, illegal-action
-  handling and rendering are that env's.
+  new hand. Opponents get read-only copies of their observation and mask.
+* Play: every move, the learner's and the opponents', is played through one slot of
+  ``rummy_env.vector.VectorGame`` (``num_envs=1``), the batched core the arena, the search
+  agent's rollouts and the trainer play through. The learner's observations, masks, rewards,
+  termination, truncation and infos are those of the PettingZoo env (``rummy_env.env``) for the
+  same seeds and actions: ``tests/test_single_agent_lockstep.py`` steps this wrapper and a
+  reference loop over the PettingZoo env side by side in all three games, hand and match mode.
   A hand the opponents end before the learner's first move is dealt again.
 * ``seat``: the learner's seat, or None (default) for a seeded random seat each episode.
-* Rewards, termination and truncation are the learner's in the PettingZoo env (points at the end
-  of the hand or match, see ``rummy_env.env``). ``illegal_action`` defaults to ``"terminate"``
-  here: an illegal learner action ends the episode with ``illegal_reward`` and
-  ``terminated=True`` (``"raise"`` is available too). An illegal opponent action always raises.
+* Rewards, termination and truncation are the learner's in the PettingZoo env: zero-sum points
+  times ``reward_scale`` at the end of the hand (``docs/rules.md``, "Rewards for learning"), or
+  with ``match=True`` at the end of the match (I8, B6, R8); a stalemate (G8) terminates and a
+  cut-off (G9, or ``max_hands`` in a match) truncates, both with 0. The final step's info holds
+  ``hand_result`` (``outcome``, ``winner``, ``payments``, ``points``); in a match every step after
+  a hand also holds that hand's ``hand_result``, ``match_totals`` and ``hands_played``, and the
+  last ``match_winners`` (``docs/env.md``, "Rewards").
+* ``illegal_action`` defaults to ``"terminate"`` here: an illegal learner action (masked out, out
+  of range, not an int, or a bool) ends the episode with ``illegal_reward`` (default minus the
+  most a player can pay in one hand, times ``reward_scale``; -1 with ``match_reward="win"``),
+  ``terminated=True``, ``truncated=False`` and the reason in ``info["illegal_action"]``.
+  ``"raise"`` raises ``IllegalActionError`` instead and plays nothing. An illegal opponent action
+  always raises ``ValueError``.
 * An opponent that raises (or chooses an illegal action) inside ``step()`` or ``reset()`` leaves the
   episode unusable: every later ``step()`` raises ``RuntimeError`` naming the failure until
-  ``reset()``, so the learner's action is never played in another seat.
+  ``reset()``, so the learner's action is never played in another seat; ``game_state`` shows the
+  hand stopped in the opponent's seat.
 * ``reset(seed=...)`` takes an int >= 0 (numpy ints too) or None; ``step()`` before ``reset()`` is a
   ``RuntimeError``.
-* Every other keyword is an option of ``rummy_env.env`` (``match``, ``reward_scale``, rule options).
+* ``render_mode``: ``"ansi"`` (``render()`` returns the learner's view as text) or ``"human"``
+  (prints it after every ``step()``).
+* Every other keyword is an option of ``rummy_env.env`` (``match``, ``match_reward``,
+  ``max_hands``, ``reward_scale``, ``illegal_reward``, rule options); a bad one is a
+  ``ValueError`` naming it.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Sequence
 
@@ -40,7 +59,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec_env import ENV_NAMES, check_seed, raw_env, warn_reset_options
+from .aec_env import (ENV_NAMES, ILLEGAL_ACTION_MODES, IllegalActionError, check_seed, illegal_action_message,
+                      warn_reset_options)
+from .encoding import ObservationEncoder, action_layout, layout_for
+from .game import PHASE_OVER, GameState
+from .vector import VectorGame
+
 
 class RandomOpponent:
     """Plays a uniformly random legal action, from its own seeded generator."""
@@ -63,32 +87,43 @@ class RandomOpponent:
         return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
 
 
-def _policy(opponent) -> Callable[[np.ndarray, np.ndarray], int]:
-    """How the wrapper asks ``opponent`` for a move: through ``act_batch`` (a batch of one row) when
-    it has one, as every ``agents.base.Agent`` does, else ``act``, else the callable itself."""
+def _policy(opponent) -> Callable[[np.ndarray, np.ndarray], object]:
+    """How the wrapper asks ``opponent`` for a move, given one row of observations and masks (two
+    arrays of shape (1, n)): through ``act_batch`` when it has one, as every ``agents.base.Agent``
+    does, else ``act``, else the callable itself (both with the row as 1-d arrays)."""
     act_batch = getattr(opponent, "act_batch", None)
     if callable(act_batch):
-        def act(observation: np.ndarray, action_mask: np.ndarray):
-            actions = np.asarray(act_batch(observation[None, :], action_mask[None, :]))
+        def act(observations: np.ndarray, masks: np.ndarray):
+            actions = np.asarray(act_batch(observations, masks))
             if actions.shape != (1,):
                 raise ValueError(f"opponent {opponent!r}: act_batch returned actions of shape {actions.shape} "
                                  "for one row: expected (1,)")
             return actions[0]
         return act
     if hasattr(opponent, "act") and callable(opponent.act):
-        return opponent.act
-    if callable(opponent):
-        return opponent
-    raise TypeError(f"opponent {opponent!r} is neither callable nor has an act(observation, action_mask) method")
+        method = opponent.act
+    elif callable(opponent):
+        method = opponent
+    else:
+        raise TypeError(f"opponent {opponent!r} is neither callable nor has an act(observation, action_mask) method")
+
+    def act_one(observations: np.ndarray, masks: np.ndarray):
+        return method(observations[0], masks[0])
+    return act_one
+
+
+def _is_number(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
 
 
 class SingleAgentRummyEnv(gymnasium.Env):
-    """One seat of a PettingZoo rummy env as a Gymnasium env; opponents play the other seats."""
+    """One seat of a rummy game as a Gymnasium env; opponents play the other seats (module doc)."""
 
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
     def __init__(self, game: str = "indian", num_players: int | None = None, opponents=None,
-                 seat: int | None = None, render_mode: str | None = None, **options):
+                 seat: int | None = None, render_mode: str | None = None, *, illegal_action: str = "terminate",
+                 illegal_reward: float | None = None, **options):
         if opponents is not None and isinstance(opponents, Sequence) and not isinstance(opponents, str):
             opponent_list = list(opponents)
             if num_players is None:
@@ -98,8 +133,21 @@ class SingleAgentRummyEnv(gymnasium.Env):
         else:
             num_players = 2 if num_players is None else num_players
             opponent_list = None if opponents is None else [opponents] * (num_players - 1)
-        options.setdefault("illegal_action", "terminate")
-        self.aec = raw_env(game, num_players, render_mode=None, **options)
+        if "backend" in options:
+            raise ValueError(f"option backend={options['backend']!r}: the single-agent wrapper plays on the "
+                             "python core only (docs/env.md, \"Single-agent (Gymnasium)\")")
+        # the game, rule and episode options are checked (and named when bad) by the core itself
+        self.vector = VectorGame(game, 1, num_players, **options)
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"option illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
+        if illegal_reward is not None and (not _is_number(illegal_reward) or not math.isfinite(illegal_reward)):
+            raise ValueError(f"option illegal_reward={illegal_reward!r}: expected a finite number or None")
+        vector = self.vector
+        if illegal_reward is None:  # as rummy_env.env's default
+            win = vector.match_mode and vector.match_reward == "win"
+            illegal_reward = (-1.0 if win else -float(vector.max_payment)) * vector.reward_scale
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
         n = num_players
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
             raise ValueError(f"seat={seat!r} is out of range: expected None or an int 0..{n - 1}")
@@ -117,16 +165,36 @@ class SingleAgentRummyEnv(gymnasium.Env):
             self._random = [o for o in opponent_list if isinstance(o, RandomOpponent)]
         self.opponents = opponent_list
         self._policies = [_policy(o) for o in opponent_list]
-        inner = self.aec.observation_space("player_0")["observation"]
-        self.observation_space = spaces.Box(inner.low, inner.high, dtype=np.float32)
-        self.action_space = spaces.Discrete(self.aec.action_space("player_0").n)
+        self._resets = [o.reset for o in opponent_list
+                        if callable(getattr(o, "reset", None)) and not isinstance(o, RandomOpponent)]
+        layout = layout_for(vector.rules)
+        self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
+        self.action_space = spaces.Discrete(vector.num_actions)
+        self._moves = action_layout(game).moves
+        self._encoder = ObservationEncoder(vector.rules)  # the observation of a hand that has ended
+        self._scale = vector.reward_scale
+        self._action = np.zeros(1, np.int64)
         self.learner = "player_0"
+        self._seat = 0
+        self._opponent_at: list[Callable | None] = [None] * n
         self._mask = np.zeros(self.action_space.n, np.int8)
-        self._opponent_of: dict[str, Callable] = {}
+        self._observation_now = np.zeros(self.observation_space.shape, np.float32)
+        self._state: GameState | None = None  # the hand being played, or the last one of an ended episode
+        self._match = None
+        self._info: dict = {}  # the learner's info of the PettingZoo env (hand_result, match_totals, ...)
+        self._over = True
         self._hands_seen = -1
         self._failure: str | None = "call reset() before step()"
 
     # ------------------------------------------------------------------ API
+
+    @property
+    def game_state(self) -> GameState:
+        """The engine state of the hand being played, or of the last hand of an ended episode (all
+        hidden cards: for tests and tools, not for agents)."""
+        if self._state is None:
+            raise RuntimeError("call reset() first")
+        return self._state
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         seed = check_seed(seed)
@@ -134,19 +202,20 @@ class SingleAgentRummyEnv(gymnasium.Env):
         super().reset(seed=seed)
         self._failure = "the last reset() failed: call reset() again"
         rng = self.np_random
-        seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
+        n = self.num_players
+        seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
+        self._seat = seat
         self.learner = f"player_{seat}"
-        others = [f"player_{(seat + i) % self.num_players}" for i in range(1, self.num_players)]
-        self._opponent_of = dict(zip(others, self._policies))
+        self._opponent_at = [None] * n
+        for i, policy in enumerate(self._policies, start=1):
+            self._opponent_at[(seat + i) % n] = policy
         for opponent in self._random:
             opponent.seed(int(rng.integers(2**63)))
-        aec = self.aec
         for _ in range(1000):
-            aec.reset(seed=int(rng.integers(2**63)))
-            self._hands_seen = -1
+            self._deal(int(rng.integers(2**63)))
             self._new_hand_check()
             self._play_opponents()
-            if not (aec.terminations[self.learner] or aec.truncations[self.learner]):
+            if not self._over:
                 break
             # The opponents ended the hand before the learner's first move (Basic allows going out
             # on the first turn): deal again, so that every episode has a decision in it.
@@ -158,23 +227,29 @@ class SingleAgentRummyEnv(gymnasium.Env):
     def step(self, action):
         if self._failure is not None:
             raise RuntimeError(f"step(): {self._failure}")
-        aec = self.aec
-        if aec.terminations.get(self.learner, True) or aec.truncations.get(self.learner, True):
+        if self._over:
             raise RuntimeError("the episode is over: call reset()")
-        aec.step(action)
-        reward = aec.rewards[self.learner]
-        illegal = "illegal_action" in aec.infos[self.learner]
-        reward += self._play_opponents()
+        message = self._refusal(action)
+        if message is not None:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(message)
+            # as rummy_env.env's illegal_action="terminate" (PettingZoo's TerminateIllegalWrapper)
+            gymnasium.logger.warn(message)
+            self._over = True
+            self._info = dict(self._info, illegal_action=message)
+            reward, terminated, truncated = self.illegal_reward, True, False
+        else:
+            reward, terminated, truncated = self._play(int(action))
+            if not self._over:
+                reward, terminated, truncated = self._play_opponents()
         obs, info = self._observation()
-        terminated = bool(aec.terminations[self.learner])
-        truncated = bool(aec.truncations[self.learner]) and not illegal
         if self.render_mode == "human":
             self.render()
         return obs, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as booleans (sb3-contrib MaskablePPO); none before ``reset()``."""
-        if self._failure is not None and self.aec.state_ is not None:
+        if self._failure is not None and self._state is not None:
             raise RuntimeError(f"action_masks(): {self._failure}")
         return self._mask.astype(bool)
 
@@ -184,33 +259,90 @@ class SingleAgentRummyEnv(gymnasium.Env):
             return None
         from .render import render_text, terminal_has_color
 
-        aec = self.aec
-        totals = aec.match.totals if aec.match is not None else None
-        seat = int(self.learner.split("_")[1])
-        text = render_text(aec.game_state, seat=seat, match_totals=totals, color=self.render_mode == "human" and terminal_has_color())
+        totals = self._match.totals if self._match is not None else None
+        text = render_text(self.game_state, seat=self._seat, match_totals=totals,
+                           color=self.render_mode == "human" and terminal_has_color())
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
     def close(self):
-        self.aec.close()
+        pass
 
     # ------------------------------------------------------------------ helpers
 
+    def _deal(self, seed: int) -> None:
+        """A new episode in the core's slot, dealt as ``rummy_env.env``'s ``reset(seed=seed)``."""
+        vector = self.vector
+        vector.reset(seed=seed)
+        self._state = vector.state(0)  # the python core plays this very object
+        self._match = vector.match_of(0)
+        self._info = {}
+        self._over = False
+        self._hands_seen = -1
+
     def _new_hand_check(self) -> None:
         """Call ``reset()`` on opponents that have one when a new hand is dealt."""
-        match = self.aec.match
+        match = self._match
         key = 0 if match is None else match.hands_played
         if key != self._hands_seen:
             self._hands_seen = key
-            for opponent in self.opponents:
-                reset = getattr(opponent, "reset", None)
-                if callable(reset) and not isinstance(opponent, RandomOpponent):
-                    reset()
+            for reset in self._resets:
+                reset()
 
-    def _play_opponents(self) -> float:
-        """Let opponents act until the learner is to act or the episode is over; the learner's reward.
+    def _refusal(self, action) -> str | None:
+        """Why the learner may not play ``action`` now (the PettingZoo env's message), or None."""
+        n = self.vector.num_actions
+        try:
+            index = -1 if isinstance(action, (bool, np.bool_)) else operator.index(action)
+        except TypeError:
+            index = -1
+        if not 0 <= index < n:
+            return (f"illegal action {action!r} for {self.learner}: expected an int in 0..{n - 1} "
+                    f"({self.metadata['name']})")
+        if self._mask[index]:
+            return None
+        return illegal_action_message(index, self.learner, self._state.why_illegal(self._moves[index]))
+
+    def _play(self, index: int) -> tuple[float, bool, bool]:
+        """Play the checked action ``index`` for the seat to act; (the learner's reward, terminated,
+        truncated). Keeps ``_state``, ``_match``, ``_info`` and ``_over`` as the PettingZoo env would."""
+        state, match, vector = self._state, self._match, self.vector
+        self._action[0] = index
+        vector.step(self._action)
+        if state.phase != PHASE_OVER:
+            return 0.0, False, False
+        # The hand ended: the core has already dealt the next hand (or episode) in the slot; keep
+        # the ended one, as the PettingZoo env shows it, and its result in the infos.
+        result = state.result
+        agents = [f"player_{p}" for p in range(self.num_players)]
+        points = result.rewards
+        hand_info = {
+            "outcome": result.outcome,
+            "winner": None if result.winner is None else agents[result.winner],
+            "payments": {agents[p]: pay for p, pay in enumerate(result.payments)},
+            "points": {agents[p]: pts for p, pts in enumerate(points)},
+        }
+        terminated, truncated = bool(vector.terminated[0]), bool(vector.truncated[0])
+        if match is None:
+            self._info = {"hand_result": hand_info}
+            self._over = True
+            return points[self._seat] * self._scale, terminated, truncated
+        info = {"hand_result": hand_info, "match_totals": {agents[p]: t for p, t in enumerate(match.totals)},
+                "hands_played": match.hands_played}
+        if match.is_over:
+            info["match_winners"] = [agents[p] for p in match.winners]
+        self._info = info
+        if terminated or truncated:
+            self._over = True
+            return vector.results[0].points[self._seat] * self._scale, terminated, truncated
+        self._state = vector.state(0)  # the match's next hand
+        return 0.0, False, False
+
+    def _play_opponents(self) -> tuple[float, bool, bool]:
+        """Let opponents act until the learner is to act or the episode is over; (the learner's
+        reward, terminated, truncated) from those moves.
 
         If an opponent fails, the episode is marked unusable until ``reset()`` and the error goes on.
         """
@@ -221,39 +353,46 @@ class SingleAgentRummyEnv(gymnasium.Env):
                              "in its seat: call reset()")
             raise
 
-    def _opponents_move(self) -> float:
-        aec = self.aec
-        learner = self.learner
-        reward = 0.0
-        while True:
-            agent = aec.agent_selection
-            if aec.terminations[agent] or aec.truncations[agent]:
-                return reward
-            if agent == learner:
-                self._new_hand_check()
-                return reward
+    def _opponents_move(self) -> tuple[float, bool, bool]:
+        vector = self.vector
+        outcome = (0.0, False, False)
+        learner = self._seat
+        n = vector.num_actions
+        while not self._over:
             self._new_hand_check()
-            observed = aec.observe(agent)
-            mask = observed["action_mask"]
-            action = self._opponent_of[agent](observed["observation"], mask)
+            seat = int(vector.to_act[0])
+            if seat == learner:
+                break
+            observations = vector.observations[0:1].copy()
+            masks = vector.action_masks[0:1].copy()
+            observations.flags.writeable = False
+            masks.flags.writeable = False
+            action = self._opponent_at[seat](observations, masks)
             try:
                 index = operator.index(action)
             except TypeError:
                 index = -1
-            if not 0 <= index < mask.size or not mask[index]:
-                what = aec.describe_action(index) if 0 <= index < mask.size else f"action {action!r}"
-                raise ValueError(f"opponent {agent} chose an illegal action: {what}")
-            aec.step(index)
-            reward += aec.rewards[learner]
+            if not 0 <= index < n or not masks[0, index]:
+                what = (f"action {index} {self._state.describe_move(self._moves[index])}" if 0 <= index < n
+                        else f"action {action!r}")
+                raise ValueError(f"opponent player_{seat} chose an illegal action: {what}")
+            outcome = self._play(index)
+        return outcome
 
     def _observation(self):
-        observed = self.aec.observe(self.learner)
-        self._mask = observed["action_mask"]
+        if self._over:
+            if self._state.phase == PHASE_OVER:  # the hand ended: its last position, as the learner sees it
+                match = self._match
+                observation = self._encoder.encode(self._state, self._seat, None if match is None else match.totals)
+            else:  # an illegal action ended the episode where it stands
+                observation = self._observation_now
+            self._mask = np.zeros(self.action_space.n, np.int8)
+        else:
+            observation = self._observation_now = self.vector.observations[0].copy()
+            self._mask = self.vector.action_masks[0].copy()
         info = {"action_mask": self._mask.copy(), "seat": self.learner}
-        extra = self.aec.infos.get(self.learner)
-        if extra:
-            info.update(extra)
-        return observed["observation"].copy(), info
+        info.update(self._info)
+        return observation.copy(), info
 
 
 def make_single_agent(game: str = "indian", opponents=None, **options) -> SingleAgentRummyEnv:

@@ -42,14 +42,14 @@ def test_an_opponent_failing_in_step_stops_the_episode_until_reset(illegal_actio
     env.step(first_legal(env))  # draw
     with pytest.raises(error):
         env.step(first_legal(env))  # discard; the opponent draws, then fails on its discard
-    stuck = env.aec.game_state.to_dict()
-    assert env.aec.agent_selection == "player_1"  # left in the opponent's seat
+    stuck = env.game_state.to_dict()
+    assert env.game_state.current == 1  # left in the opponent's seat (player_1)
     for action in range(3):
         with pytest.raises(RuntimeError, match=f"an opponent failed \\({error.__name__}.*call reset"):
             env.step(action)
     with pytest.raises(RuntimeError, match="an opponent failed"):
         env.action_masks()
-    assert env.aec.game_state.to_dict() == stuck  # nothing was played in the opponent's seat
+    assert env.game_state.to_dict() == stuck  # nothing was played in the opponent's seat
     opponent.fail_at = 0
     env.reset(seed=1)
     _, _, terminated, truncated, _ = env.step(first_legal(env))
@@ -99,7 +99,7 @@ def test_reset_options_are_not_ignored_silently():
 def test_a_bool_action_is_illegal_not_action_one():
     env = make_single_agent("indian", seat=0, illegal_action="raise")
     env.reset(seed=0)
-    before = env.aec.game_state.to_dict()
+    before = env.game_state.to_dict()
     with pytest.raises(ValueError, match="illegal action True"):
         env.step(True)
-    assert env.aec.game_state.to_dict() == before
+    assert env.game_state.to_dict() == before
