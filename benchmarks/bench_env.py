@@ -11,6 +11,12 @@ timed the same way in the same process and the ratios are printed; a missing one
     python benchmarks/bench_env.py --seconds 3 --runs 5
     python benchmarks/bench_env.py --games indian --players 4
 
+It also times the Gymnasium single-agent wrapper (``make_single_agent``, random legal learner
+actions against its default random opponents): learner steps per CPU second, the median of
+``--runs`` runs, next to the loop it replaced (``AecSingleAgent`` in
+``tests/test_single_agent_lockstep.py``, one hand at a time through ``rummy_env.env``) timed the same
+way in the same process; ``--no-wrapper`` skips it.
+
 Targets (README "Measured figures"): >= 35,000 steps/s Indian, >= 20,000 Basic and römi.
 """
 
@@ -55,6 +61,62 @@ def rummy_steps_per_second(game: str, seconds: float, num_players: int = 2, seed
         now = time.perf_counter()
         if now >= deadline:
             return steps / (now - start), steps / (time.process_time() - start_cpu)
+
+
+def wrapper_steps_per_cpu_second(make, seconds: float, seed: int = 0) -> float:
+    """Learner steps per CPU second of ``make()``, a single-agent Gymnasium env, with uniformly
+    random legal learner actions (each step also plays the opponents' moves up to the learner's turn)."""
+    env = make()
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    steps = 0
+    start, start_cpu = time.perf_counter(), time.process_time()
+    deadline = start + seconds
+    while True:
+        for _ in range(100):
+            legal = np.flatnonzero(env.action_masks())
+            _, _, terminated, truncated, _ = env.step(int(legal[int(rng.random() * legal.size)]))
+            steps += 1
+            if terminated or truncated:
+                env.reset()
+        if time.perf_counter() >= deadline:
+            return steps / (time.process_time() - start_cpu)
+
+
+def _reference_wrapper():
+    """The single-agent loop over the PettingZoo env that the wrapper replaced (kept in the tests)."""
+    tests = Path(__file__).resolve().parents[1] / "tests"
+    sys.path.insert(0, str(tests))
+    try:
+        from test_single_agent_lockstep import AecSingleAgent
+    finally:
+        sys.path.remove(str(tests))
+    return AecSingleAgent
+
+
+def wrapper_figures(seconds: float = 2.0, runs: int = 3, games=GAMES, num_players: int = 2) -> dict[str, dict]:
+    """Per game: the median learner steps per CPU second of ``make_single_agent`` and of the
+    reference loop (or why the reference was skipped), and their ratio."""
+    from rummy_env.single_agent import make_single_agent
+
+    try:
+        reference = _reference_wrapper()
+    except ImportError as error:
+        reference = f"skipped: {error}"
+    out = {}
+    for game in games:
+        row = {"players": num_players, "wrapper": statistics.median(
+            wrapper_steps_per_cpu_second(lambda: make_single_agent(game, num_players=num_players), seconds, run)
+            for run in range(runs))}
+        if isinstance(reference, str):
+            row["reference"] = reference
+        else:
+            row["reference"] = statistics.median(
+                wrapper_steps_per_cpu_second(lambda: reference(game, num_players=num_players), seconds, run)
+                for run in range(runs))
+            row["ratio"] = row["wrapper"] / row["reference"]
+        out[game] = row
+    return out
 
 
 # ----------------------------------------------------------------------------- reference engines
@@ -170,6 +232,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES), help="games to time")
     parser.add_argument("--players", type=int, default=2, help="players per game (default 2)")
     parser.add_argument("--no-references", action="store_true", help="skip the reference gin rummy engines")
+    parser.add_argument("--no-wrapper", action="store_true", help="skip the single-agent wrapper figures")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.runs < 1:
         parser.error("--seconds must be > 0 and --runs >= 1")
@@ -182,6 +245,15 @@ def main(argv: list[str] | None = None) -> dict:
         verdict = target_verdict(row)
         print(f"  {row['env']:<18} {row['steps_per_s']:>10,.0f} {row['steps_per_cpu_s']:>10,.0f}   "
               f"{row['target']:,} ({verdict})")
+    if not args.no_wrapper:
+        wrapper = wrapper_figures(args.seconds, args.runs, args.games, args.players)
+        print(f"single-agent wrapper (make_single_agent, random opponents): learner steps per CPU s, "
+              f"median of {args.runs}; before = the loop over rummy_env.env it replaced")
+        for game, row in wrapper.items():
+            before = row["reference"]
+            before_text = before if isinstance(before, str) else f"{before:>10,.0f}   after/before x{row['ratio']:.2f}"
+            print(f"  {ENV_NAMES[game]:<18} after {row['wrapper']:>10,.0f}   before {before_text}")
+        figures["wrapper"] = wrapper
     if not args.no_references:
         refs = reference_figures(args.seconds, args.runs)
         print("reference engines (gin rummy, same process):")

@@ -25,11 +25,13 @@
 * ``seat``: the learner's seat, or None (default) for a seeded random seat each episode.
 * Rewards, termination and truncation are the learner's in the PettingZoo env: zero-sum points
   times ``reward_scale`` at the end of the hand (``docs/rules.md``, "Rewards for learning"), or
-  with ``match=True`` at the end of the match (I8, B6, R8); a stalemate (G8) terminates and a
-  cut-off (G9, or ``max_hands`` in a match) truncates, both with 0. The final step's info holds
-  ``hand_result`` (``outcome``, ``winner``, ``payments``, ``points``); in a match every step after
-  a hand also holds that hand's ``hand_result``, ``match_totals`` and ``hands_played``, and the
-  last ``match_winners`` (``docs/env.md``, "Rewards").
+  with ``match=True`` at the end of the match (I8, B6, R8). A stalemate hand (G8) terminates and a
+  cut-off one (G9) truncates, both with 0; a match truncates with 0 after ``max_hands`` hands.
+  When a hand ends the info holds its ``hand_result`` (``outcome``, ``winner``, ``payments``,
+  ``points``); in a match every later step holds the last ended hand's ``hand_result`` with
+  ``match_totals`` and ``hands_played``, and the match's end also ``match_winners``
+  (``docs/env.md``, "Rewards"). The observation of the step that ends the episode shows the last
+  position of its last hand, as the PettingZoo env's does.
 * ``illegal_action`` defaults to ``"terminate"`` here: an illegal learner action (masked out, out
   of range, not an int, or a bool) ends the episode with ``illegal_reward`` (default minus the
   most a player can pay in one hand, times ``reward_scale``; -1 with ``match_reward="win"``),
@@ -46,7 +48,9 @@
   (prints it after every ``step()``).
 * Every other keyword is an option of ``rummy_env.env`` (``match``, ``match_reward``,
   ``max_hands``, ``reward_scale``, ``illegal_reward``, rule options); a bad one is a
-  ``ValueError`` naming it.
+  ``ValueError`` naming it. ``backend=`` is refused: the wrapper keeps the ``GameState`` object
+  its slot played for the final observation and ``render()``, which only the python core hands
+  out (the numba core's ``state(i)`` is a copy, and its slot holds the next hand by then).
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ from .aec_env import (ENV_NAMES, ILLEGAL_ACTION_MODES, IllegalActionError, check
                       warn_reset_options)
 from .encoding import ObservationEncoder, action_layout, layout_for
 from .game import PHASE_OVER, GameState
+from .ruleset import GAMES, make_ruleset
 from .vector import VectorGame
 
 
@@ -129,10 +134,13 @@ class SingleAgentRummyEnv(gymnasium.Env):
             if num_players is None:
                 num_players = len(opponent_list) + 1
             if len(opponent_list) != num_players - 1:
-                raise ValueError(f"opponents: {len(opponent_list)} given for {num_players} players: expected {num_players - 1}")
+                raise ValueError(f"opponents: {len(opponent_list)} given for {num_players} players: "
+                                 f"expected {num_players - 1}")
         else:
             num_players = 2 if num_players is None else num_players
             opponent_list = None if opponents is None else [opponents] * (num_players - 1)
+        if "seed" in options and game in GAMES:  # a keyword of VectorGame, but no option of rummy_env.env
+            make_ruleset(game, num_players, **options)  # refuses it, naming it, as rummy_env.env does
         if "backend" in options:
             raise ValueError(f"option backend={options['backend']!r}: the single-agent wrapper plays on the "
                              "python core only (docs/env.md, \"Single-agent (Gymnasium)\")")
@@ -165,8 +173,6 @@ class SingleAgentRummyEnv(gymnasium.Env):
             self._random = [o for o in opponent_list if isinstance(o, RandomOpponent)]
         self.opponents = opponent_list
         self._policies = [_policy(o) for o in opponent_list]
-        self._resets = [o.reset for o in opponent_list
-                        if callable(getattr(o, "reset", None)) and not isinstance(o, RandomOpponent)]
         layout = layout_for(vector.rules)
         self.observation_space = spaces.Box(layout.low, layout.high, dtype=np.float32)
         self.action_space = spaces.Discrete(vector.num_actions)
@@ -178,7 +184,6 @@ class SingleAgentRummyEnv(gymnasium.Env):
         self._seat = 0
         self._opponent_at: list[Callable | None] = [None] * n
         self._mask = np.zeros(self.action_space.n, np.int8)
-        self._observation_now = np.zeros(self.observation_space.shape, np.float32)
         self._state: GameState | None = None  # the hand being played, or the last one of an ended episode
         self._match = None
         self._info: dict = {}  # the learner's info of the PettingZoo env (hand_result, match_totals, ...)
@@ -239,7 +244,7 @@ class SingleAgentRummyEnv(gymnasium.Env):
             self._info = dict(self._info, illegal_action=message)
             reward, terminated, truncated = self.illegal_reward, True, False
         else:
-            reward, terminated, truncated = self._play(int(action))
+            reward, terminated, truncated = self._play(operator.index(action))
             if not self._over:
                 reward, terminated, truncated = self._play_opponents()
         obs, info = self._observation()
@@ -288,8 +293,10 @@ class SingleAgentRummyEnv(gymnasium.Env):
         key = 0 if match is None else match.hands_played
         if key != self._hands_seen:
             self._hands_seen = key
-            for reset in self._resets:
-                reset()
+            for opponent in self.opponents:
+                reset = getattr(opponent, "reset", None)
+                if callable(reset) and not isinstance(opponent, RandomOpponent):
+                    reset()
 
     def _refusal(self, action) -> str | None:
         """Why the learner may not play ``action`` now (the PettingZoo env's message), or None."""
@@ -380,19 +387,20 @@ class SingleAgentRummyEnv(gymnasium.Env):
         return outcome
 
     def _observation(self):
-        if self._over:
+        vector = self.vector
+        if not self._over:
+            observation = vector.observations[0].copy()
+            self._mask = vector.action_masks[0].copy()
+        else:
             if self._state.phase == PHASE_OVER:  # the hand ended: its last position, as the learner sees it
                 match = self._match
                 observation = self._encoder.encode(self._state, self._seat, None if match is None else match.totals)
-            else:  # an illegal action ended the episode where it stands
-                observation = self._observation_now
+            else:  # an illegal action ended the episode where it stands: the core's row still shows it
+                observation = vector.observations[0].copy()
             self._mask = np.zeros(self.action_space.n, np.int8)
-        else:
-            observation = self._observation_now = self.vector.observations[0].copy()
-            self._mask = self.vector.action_masks[0].copy()
         info = {"action_mask": self._mask.copy(), "seat": self.learner}
         info.update(self._info)
-        return observation.copy(), info
+        return observation, info
 
 
 def make_single_agent(game: str = "indian", opponents=None, **options) -> SingleAgentRummyEnv:

@@ -6,6 +6,8 @@ wrapper refuses every ``step()`` with a ``RuntimeError`` naming the failure unti
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -103,3 +105,22 @@ def test_a_bool_action_is_illegal_not_action_one():
     with pytest.raises(ValueError, match="illegal action True"):
         env.step(True)
     assert env.game_state.to_dict() == before
+
+
+@pytest.mark.parametrize("options, named", [
+    ({"illegal_action": "ignore"}, "illegal_action='ignore'"),
+    ({"illegal_reward": float("nan")}, "illegal_reward=nan"),
+    ({"reward_scale": 0}, "reward_scale=0"),
+    ({"max_hands": 0}, "max_hands=0"),
+    ({"wild_jokr": True}, "unknown option 'wild_jokr'"),
+    ({"seed": 3}, "unknown option 'seed'"),  # a keyword of VectorGame, not an option of this env
+    ({"backend": "numba"}, "backend='numba'"),
+])
+def test_a_bad_option_is_refused_naming_it(options, named):
+    with pytest.raises(ValueError, match=re.escape(named)):
+        make_single_agent("indian", **options)
+
+
+def test_an_unknown_game_is_refused_naming_it():
+    with pytest.raises(ValueError, match="unknown game 'gin'"):
+        make_single_agent("gin")

@@ -2,9 +2,11 @@
 the loop it replaced, over the PettingZoo env (``rummy_env.env``), kept as the reference. For the same
 seeds, learner actions and opponents both give exactly the same observations, masks, rewards,
 terminated/truncated and infos, in all three games, 2 and 3+ players, hand and match mode, with
-illegal learner actions ("terminate" and "raise"), cut-off hands (G9) and truncated matches.
+illegal learner actions ("terminate" and "raise"), cut-off hands (G9) and truncated matches; with
+``render_mode="ansi"`` in some cases, the rendered text too.
 
-``benchmarks/bench_env.py --wrapper`` times ``AecSingleAgent`` against the wrapper.
+``python benchmarks/bench_env.py`` times ``AecSingleAgent`` against the wrapper (its "single-agent
+wrapper" lines).
 """
 
 from __future__ import annotations
@@ -14,15 +16,14 @@ import warnings
 import zlib
 from collections import Counter
 
+import gymnasium
 import numpy as np
 import pytest
+from gymnasium import spaces
 
 from rummy_env import make_single_agent
 from rummy_env.aec_env import IllegalActionError, check_seed, raw_env, warn_reset_options
 from rummy_env.single_agent import RandomOpponent
-
-import gymnasium
-from gymnasium import spaces
 
 
 # ----------------------------------------------------------------------------- the reference
@@ -41,7 +42,7 @@ class AecSingleAgent(gymnasium.Env):
     """The single-agent wrapper as it was before it played through ``VectorGame``: one hand at a time
     through the PettingZoo env, whose rewards, infos and illegal-action handling are the learner's."""
 
-    def __init__(self, game="indian", num_players=None, opponents=None, seat=None, **options):
+    def __init__(self, game="indian", num_players=None, opponents=None, seat=None, render_mode=None, **options):
         if opponents is not None and isinstance(opponents, (list, tuple)):
             opponent_list = list(opponents)
             num_players = len(opponent_list) + 1 if num_players is None else num_players
@@ -50,6 +51,7 @@ class AecSingleAgent(gymnasium.Env):
             opponent_list = None if opponents is None else [opponents] * (num_players - 1)
         options.setdefault("illegal_action", "terminate")
         self.aec = raw_env(game, num_players, **options)
+        self.render_mode = render_mode
         self.num_players = num_players
         self.fixed_seat = seat
         if opponent_list is None:
@@ -101,6 +103,13 @@ class AecSingleAgent(gymnasium.Env):
 
     def action_masks(self):
         return self._mask.astype(bool)
+
+    def render(self):
+        from rummy_env.render import render_text
+
+        aec = self.aec
+        totals = aec.match.totals if aec.match is not None else None
+        return render_text(aec.game_state, seat=int(self.learner.split("_")[1]), match_totals=totals, color=False)
 
     def _new_hand_check(self):
         match = self.aec.match
@@ -209,11 +218,14 @@ def assert_same(got, want, where):
             assert type(a) is type(b) and a == b, f"{where}: {name} {a!r} != {b!r}"
 
 
-def run_lockstep(game, players, episodes, opponents="random", seed=0, illegal_every=0, seat=None, **options):
-    """Play ``episodes`` episodes in both wrappers; the number of learner steps compared."""
+def run_lockstep(game, players, episodes, opponents="random", seed=0, illegal_every=0, seat=None, render=False,
+                 **options):
+    """Play ``episodes`` episodes in both wrappers, comparing every step (and the ``"ansi"`` rendering
+    with ``render``); how the episodes ended, counted."""
     mine, theirs = opponent_sets(opponents, players)
-    new = make_single_agent(game, opponents=mine, num_players=players, seat=seat, **options)
-    old = AecSingleAgent(game, num_players=players, opponents=theirs, seat=seat, **options)
+    mode = "ansi" if render else None
+    new = make_single_agent(game, opponents=mine, num_players=players, seat=seat, render_mode=mode, **options)
+    old = AecSingleAgent(game, num_players=players, opponents=theirs, seat=seat, render_mode=mode, **options)
     assert new.observation_space == old.observation_space and new.action_space == old.action_space
     rng = np.random.default_rng(seed)
     steps = 0
@@ -241,6 +253,8 @@ def run_lockstep(game, players, episodes, opponents="random", seed=0, illegal_ev
                 got, want = new.step(action), old.step(action)
             steps += 1
             assert_same(got, want, f"{game} episode {episode} step {t}")
+            if render:
+                assert new.render() == old.render(), f"{game} episode {episode} step {t}: render"
             if got[2] or got[3]:
                 info = got[4]
                 endings["terminated" if got[2] else "truncated"] += 1
@@ -259,7 +273,7 @@ def run_lockstep(game, players, episodes, opponents="random", seed=0, illegal_ev
 CASES = [
     # game, players, episodes, opponents, options, endings that must occur
     ("indian", 2, 25, "random", {}, {"stalemate", "terminated"}),
-    ("indian", 2, 20, "mixed", {}, {"declare"}),
+    ("indian", 2, 20, "mixed", {"render": True}, {"declare"}),
     ("indian", 4, 15, "mixed", {"max_turns": 60}, {"cut_off", "truncated"}),
     ("basic", 2, 50, "mixed", {}, {"out"}),
     ("basic", 3, 30, "random", {"reward_scale": 0.01}, {"out"}),
@@ -269,15 +283,18 @@ CASES = [
     ("indian", 3, 6, "mixed", {"match": True, "match_target": 120, "match_reward": "win", "max_hands": 3},
      {"match_winners"}),
     ("indian", 2, 8, "random", {"match": True, "max_turns": 40, "max_hands": 3}, {"truncated"}),
-    ("basic", 2, 8, "mixed", {"match": True, "match_target": 60, "reward_scale": 0.1}, {"match_winners"}),
+    ("basic", 2, 8, "mixed", {"match": True, "match_target": 60, "reward_scale": 0.1, "render": True},
+     {"match_winners"}),
     ("basic", 4, 5, "random", {"match": True, "match_target": 40, "max_turns": 80}, {"match_winners"}),
     ("romi", 2, 6, "shared", {"match": True, "match_target": 150, "max_hands": 4}, {"truncated"}),
-    ("romi", 3, 5, "mixed", {"match": True, "match_target": 120, "max_turns": 80}, {"match_winners"}),
+    ("romi", 3, 5, "mixed", {"match": True, "match_target": 120, "max_turns": 80, "render": True}, {"match_winners"}),
 ]
 
 
-@pytest.mark.parametrize("game, players, episodes, opponents, options, expected", CASES,
-                         ids=[f"{c[0]}-{c[1]}p-{'match' if c[4].get('match') else 'hand'}-{i}" for i, c in enumerate(CASES)])
+CASE_IDS = [f"{c[0]}-{c[1]}p-{'match' if c[4].get('match') else 'hand'}-{i}" for i, c in enumerate(CASES)]
+
+
+@pytest.mark.parametrize("game, players, episodes, opponents, options, expected", CASES, ids=CASE_IDS)
 def test_the_wrapper_steps_as_the_pettingzoo_loop_did(game, players, episodes, opponents, options, expected):
     endings = run_lockstep(game, players, episodes, opponents, seed=players, **options)
     assert expected <= {name for name, count in endings.items() if count}, endings
@@ -302,3 +319,16 @@ def test_odd_learner_actions_are_refused_with_the_pettingzoo_message():
                 env.step(action)
             messages.append(str(error.value))
         assert messages[0] == messages[1], action
+
+
+def test_human_rendering_prints_the_learners_view_after_every_step(capsys):
+    env = make_single_agent("romi", seat=0, render_mode="human")
+    text = make_single_agent("romi", seat=0, render_mode="ansi")
+    env.reset(seed=3), text.reset(seed=3)
+    assert capsys.readouterr().out == ""
+    for _ in range(3):
+        action = int(np.flatnonzero(env.action_masks())[0])
+        env.step(action), text.step(action)
+        assert env.render() is None
+        printed = capsys.readouterr().out
+        assert printed == 2 * (text.render() + "\n")  # once by step(), once by render()
