@@ -17,6 +17,11 @@ Draw
       one card fewer in hand).
 
 Play (Basic, römi), one action at a time, re-planned after each
+    0. Holding (off by default, weights ``hold_until`` and ``hold_loose``): while every other
+       player holds more than ``hold_until`` cards and more than ``hold_loose`` loose cards of
+       the best arrangement could not be laid off on the table, lay nothing and discard. Melds
+       kept in hand give the others nothing to lay off on (B3, R5) and go down together when the
+       hand is nearly out. The price is a bigger payment when caught (römi's unopened 80, R7).
     1. A card that must be placed (R4, R5): the placement that leaves the least deadwood.
     2. A play that goes out at once (Basic: empties the hand; römi: leaves one card to discard).
     3. Melds of the best arrangement, largest first (laying them lowers what the hand pays).
@@ -64,8 +69,10 @@ _ALL_LIVE = [1] * NUM_TYPES
 
 DEFAULT_WEIGHTS = {
     "indian": {"near_weight": 3.0, "danger_weight": 1.0, "max_outs": 4, "lives_boost": 2.0, "late_weight": 1.0},
-    "basic": {"near_weight": 2.0, "danger_weight": 1.0, "max_outs": 4, "lives_boost": 0.0, "late_weight": 0.0},
-    "romi": {"near_weight": 2.0, "danger_weight": 1.0, "max_outs": 4, "lives_boost": 0.0, "late_weight": 0.0},
+    "basic": {"near_weight": 2.0, "danger_weight": 1.0, "max_outs": 4, "lives_boost": 0.0, "late_weight": 0.0,
+              "hold_until": 13, "hold_loose": 2},
+    "romi": {"near_weight": 2.0, "danger_weight": 1.0, "max_outs": 4, "lives_boost": 0.0, "late_weight": 0.0,
+             "hold_until": 13, "hold_loose": 2},
 }
 """The heuristic's weights per game, chosen by arena duels of variants (docs/agents.md):
 
@@ -74,8 +81,16 @@ DEFAULT_WEIGHTS = {
 * ``max_outs``: outs counted per near-meld at most;
 * ``lives_boost``: Indian, how much more run pairs count while the pure run (I5) is missing
   (half of it while the second run is missing);
-* ``late_weight``: how much more a card's value counts per 50 turns played (risk grows late).
+* ``late_weight``: how much more a card's value counts per 50 turns played (risk grows late);
+* ``hold_until`` (Basic, römi): keep melds in hand while every other player holds more cards
+  than this (play step 0); 13 or more, the default, never holds, since no other hand is larger
+  at one's turn. ``rule:hold_until=3`` wins more hands than the default (docs/agents.md);
+* ``hold_loose`` (Basic, römi): while holding, go down once at most this many loose cards could
+  not be laid off.
 """
+
+_COUNT_WEIGHTS = ("max_outs", "hold_until", "hold_loose")
+"""Weights that count cards: numbers >= 0."""
 
 
 class RuleAgent(Agent):
@@ -92,8 +107,8 @@ class RuleAgent(Agent):
                             f"expected one of {sorted(DEFAULT_WEIGHTS[game])}")
         for key, value in weights.items():
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or not math.isfinite(value) or (key == "max_outs" and value < 0):
-                expected = "a number >= 0" if key == "max_outs" else "a finite number"
+                    or not math.isfinite(value) or (key in _COUNT_WEIGHTS and value < 0):
+                expected = "a number >= 0" if key in _COUNT_WEIGHTS else "a finite number"
                 raise AgentError(f"rule agent weight {key}={value!r}: expected {expected}")
         weights = DEFAULT_WEIGHTS[game] | weights
         self.weights = weights
@@ -113,6 +128,8 @@ class RuleAgent(Agent):
         self.max_outs = weights["max_outs"]
         self.lives_boost = weights["lives_boost"]
         self.late_weight = weights["late_weight"]
+        self.hold_until = weights.get("hold_until", NUM_TYPES)
+        self.hold_loose = weights.get("hold_loose", 0)
         self.table_game = rules.table_melds
         if self.table_game:
             index = template_index(rules.ace_high, rules.max_jokers)
@@ -490,6 +507,8 @@ class RuleAgent(Agent):
             return self._discard(view, legal)
         if view.must_place >= 0 or view.owed_jokers:  # owed to the table this turn (R4, R5)
             return min(plays, key=lambda a: self._after_play(view, a))
+        if self.holds(view):
+            return self._discard(view, legal)
         goes_out = 0 if self.game == "basic" else 1
         for action in plays:
             if size - self._cards_used(view, action)[1] == goes_out:
@@ -514,6 +533,15 @@ class RuleAgent(Agent):
             if card in loose_set and not self._is_swap(view, action):
                 return action
         return self._discard(view, legal)
+
+    def holds(self, view: View) -> bool:
+        """Play step 0: keep every meld in hand this turn (weights ``hold_until``, ``hold_loose``)."""
+        if min(view.hand_sizes[1:self.num_players]) <= self.hold_until:
+            return False
+        fits = self.table_fits(view)
+        _, _, loose = self.arrangement(view.hand)
+        stuck = sum(1 for c in loose if c != JOKER and c not in fits)
+        return stuck > self.hold_loose
 
     def _physical(self, action: int, hand) -> list[int]:
         template = self.templates[action - self.kind_base[MELD]]

@@ -89,7 +89,8 @@ class TrainConfig:
                                 choices=POTENTIALS)
     shaping_coef: float = _f(1.0, "weight of the shaping potential (in reward units per point)", low=0.0)
     bc_warm_start: bool = _f(True, "clone a teacher's moves before PPO")
-    bc_teacher: str = _f("rule", "the teacher: rule or search (an agent spec)", choices=("rule", "search"))
+    bc_teacher: str = _f("rule", "the teacher, an agent spec (docs/agents.md): rule, search, or one with settings "
+                         "such as rule:hold_until=3 (Basic, römi: keeps melds in hand; it beats the default rule agent)")
     bc_decisions: int = _f(100_000, "teacher decisions recorded for cloning", low=100)
     bc_epochs: int = _f(8, "passes over the cloning data", low=1)
     bc_learning_rate: float = _f(1e-3, "Adam step size of cloning", low=1e-7, high=1.0)
@@ -204,11 +205,12 @@ def validate(config: TrainConfig) -> TrainConfig:
     from agents.base import AgentError
     from agents.registry import make_agent
 
-    for spec in config.eval_opponents:
-        try:
-            make_agent(spec, config.game, config.num_players)
-        except AgentError as error:
-            raise ConfigError(f"config: field 'eval_opponents': {error}") from None
+    for name, specs in (("bc_teacher", [config.bc_teacher]), ("eval_opponents", config.eval_opponents)):
+        for spec in specs:
+            try:
+                make_agent(spec, config.game, config.num_players)
+            except AgentError as error:
+                raise ConfigError(f"config: field {name!r}: {error}") from None
     return config
 
 
