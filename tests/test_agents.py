@@ -25,7 +25,7 @@ from rummy_env.encoding import (
     DISCARD_BASE, DRAW_ACTION, INDIAN_DECLARE_BASE, ROMI_TAKE_CUT_ACTION, TAKE_DISCARD_ACTION,
     ObservationEncoder, action_layout, action_mask, num_actions, observation_size,
 )
-from rummy_env.game import DRAW, MELD, PLACE, GameState
+from rummy_env.game import DISCARD, DRAW, MELD, PLACE, TAKE_DISCARD, GameState
 from rummy_env.scenario import make_state
 from rummy_env.table import template_index
 from rummy_env.vector import VectorGame
@@ -257,6 +257,50 @@ def test_rule_agent_swaps_a_joker_when_it_pays():
     assert set(laid) >= {parse_card("Kc"), parse_card("Kd")}
 
 
+HOLDING_HAND = "5h 6h 7h 9c 9d Ks 2d 4c Jc 3s Qd 8s Ac"
+"""A römi hand with one meld (5-7h) and ten loose cards (9c 9d is a pair, the rest stray)."""
+
+
+@pytest.mark.parametrize("other_hand,holds", [
+    ("2s 3s 4s 5s 6s 7s 8s 9h Td Jd Qh Kh 4h", True),  # 13 cards: more than hold_until
+    ("2c 3c 4d", False),  # 3 cards: at hold_until, the opponent is near out
+])
+def test_rule_agent_holding_keeps_its_meld_while_the_other_hand_is_big(other_hand, holds):
+    """R5 (play step 0): rule:hold_until=3 keeps 5h 6h 7h in hand, giving nothing to lay off on,
+    until the other player is down to 3 cards; the default lays it at once."""
+    state = make_state("romi", [HOLDING_HAND, other_hand], discard="Kc", stock="Td 2c", opened=[False, True])
+    after_draw(state)
+    observation, mask = seat_view(state)
+    run = template_action("romi", "5h 6h 7h")
+    assert move_of(state, RuleAgent("romi", 2).act(observation, mask)) == move_of(state, run)
+    holding = move_of(state, make_agent("rule:hold_until=3", "romi", 2).act(observation, mask))
+    if holds:
+        assert holding[0] == DISCARD
+    else:
+        assert holding == move_of(state, run)
+
+
+def test_rule_agent_holding_goes_down_when_at_most_hold_loose_cards_are_stuck():
+    """R5: with 9d laid off on the table's nines, only 2d stays stuck: at most hold_loose (2),
+    so the holding agent lays its melds although the other hand is big."""
+    state = make_state("romi", ["5h 6h 7h Jc Jd Js 9d 2d Qs Qh Qc", "2s 3s 4s 5s 6s 7s 8s 9h Td Jh Qd Kh 4h"],
+                       discard="Kc", stock="Td 2c", table=["9s 9h 9c"], opened=[False, True])
+    after_draw(state)
+    holding = make_agent("rule:hold_until=3", "romi", 2)
+    assert move_of(state, holding.act(*seat_view(state)))[0] == MELD
+    stricter = make_agent("rule:hold_until=3,hold_loose=1", "romi", 2)
+    assert move_of(state, stricter.act(*seat_view(state)))[0] == DISCARD
+
+
+def test_rule_agent_holding_still_places_what_it_owes():
+    """R4: a discard top taken after the first turn must go down this turn, holding or not."""
+    state = make_state("romi", [HOLDING_HAND, "2s 3s 4s 5s 6s 7s 8s 9h Td Jd Qh Kh 4h"], discard="8h",
+                       stock="Td 2c", opened=[False, True], turns_taken=[2, 2])
+    state.apply((TAKE_DISCARD, 0, 0))
+    action = make_agent("rule:hold_until=3", "romi", 2).act(*seat_view(state))
+    assert move_of(state, action)[0] in (MELD, PLACE)
+
+
 # ----------------------------------------------------------------------------- registry
 
 
@@ -276,10 +320,17 @@ def test_make_agent_builds_each_named_agent():
     ("rule:extra", "agent spec .rule:extra.: unknown setting .extra."),
     ("rule:near_weight=x", "setting near_weight=.x. is not a number"),
     ("search:speed=2", "unknown setting .speed=2."),
+    ("rule:hold_until=3", "unknown setting .hold_until=3.: expected KEY=NUMBER"),  # Indian has no table
 ])
 def test_bad_agent_spec_is_an_error_naming_it(spec, message):
     with pytest.raises(AgentError, match=message):
         make_agent(spec, "indian", 2)
+
+
+@pytest.mark.parametrize("spec", ["rule:hold_until=-1", "rule:hold_loose=-2"])
+def test_negative_hold_weight_is_an_error_naming_it(spec):
+    with pytest.raises(AgentError, match=spec.split(":")[1] + ": expected a number >= 0"):
+        make_agent(spec, "romi", 2)
 
 
 def test_bad_game_or_players_is_an_error():

@@ -258,6 +258,8 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
     ({"shaping": "maybe"}, r"field 'shaping': 'maybe' is not true or false"),
     ({"minibatch_size": 4096, "rollout_size": 1024}, r"'minibatch_size' \(4096\) is larger"),
     ({"eval_opponents": ["rule", "alien"]}, r"eval_opponents"),
+    ({"bc_teacher": "rule:hold_until=3"}, r"field 'bc_teacher': .*unknown setting 'hold_until=3'"),  # Indian: no table
+    ({"game": "romi", "bc_teacher": "teacher"}, r"field 'bc_teacher': unknown agent spec 'teacher'"),
     ({"learning_rate": float("nan")}, r"not a finite number"),
 ])
 def test_config_errors_name_the_field(values, message):
