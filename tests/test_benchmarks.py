@@ -13,7 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import bench_env  # noqa: E402
 import bench_play  # noqa: E402
 import bench_solver  # noqa: E402
+import romi_random_races  # noqa: E402
 import run_all  # noqa: E402
+from rummy_env.scenario import make_state  # noqa: E402
 
 
 def test_bench_solver_seconds_bounds_the_whole_run_warm_up_included(capsys):
@@ -70,3 +72,23 @@ def test_bench_play_prints_arena_and_search_rates(capsys):
 def test_bench_play_refuses_bad_options(argv):
     with pytest.raises(SystemExit):
         bench_play.main(argv)
+
+
+@pytest.mark.parametrize(("hand", "stock", "turns", "possible"), [
+    # 12 cards in melds and one loose: a drawn card that fits lets the last discard go out (R6)
+    ("2h 3h 4h 5h 7c 7d 7s Tc Jc Qc Kc Ac 9d", "8s Ts 2d 6h", 1, True),
+    # nothing in the hand melds: one turn cannot go out, whatever comes
+    ("2h 5c 8d Js 3s 6h 9c Qd 4d 7s Tc Kh Ad", "8s Ts 2d 6d", 1, False),
+    # ...and neither can two turns, with these draws (every other stock card is the seat's)
+    ("2h 5c 8d Js 3s 6h 9c Qd 4d 7s Tc Kh Ad", "8s Ts 2d 6d 5d 5s", 2, False),
+])
+def test_romi_races_clairvoyant_test_counts_cards_outside_melds(hand, stock, turns, possible):
+    """R4, R6: by its own turn t a seat has made t discards; going out needs the rest melded."""
+    state = make_state("romi", [hand, "2s 3s 4s"], discard="Kd", stock=stock, cut_card="Qs")
+    assert romi_random_races.could_go_out_by(state, 0, turns) is possible
+
+
+def test_romi_races_counts_only_lost_hands(capsys):
+    (row,) = romi_random_races.main(["--agents", "rule", "--hands", "40", "--seed", "3"])
+    assert 0 <= row["beyond"] <= row["lost"] <= row["decided"] <= 40
+    assert "lost with no stock-clairvoyant way out first" in capsys.readouterr().out
