@@ -21,7 +21,22 @@ import numpy as np
 from ..aec_env import IllegalActionError
 from ..game import GameState, HandResult
 from ..vector import VectorGame
-from .indian import OUTCOME_NAMES, OUTCOME, TURN, WINNER, DECLARED, IndianCore
+
+
+def _indian_core():
+    from .indian import IndianCore
+
+    return IndianCore
+
+
+def _romi_core():
+    from .romi import RomiCore
+
+    return RomiCore
+
+
+CORES = {"indian": _indian_core, "romi": _romi_core}
+"""Game -> the compiled core that plays it (imported when first asked for)."""
 
 __all__ = ["CompiledVectorGame"]
 
@@ -40,11 +55,12 @@ class CompiledVectorGame(VectorGame):
     """``VectorGame`` for Indian Rummy on the numba core; see the module docstring."""
 
     def _init_slots(self) -> None:
-        if self.game != "indian":
-            raise ValueError(f"backend='numba' plays game='indian' only, not game={self.game!r}: "
+        if self.game not in CORES:
+            raise ValueError(f"backend='numba' plays game='indian' and game='romi' only, not game={self.game!r}: "
                              f"use backend='python' for {self.name}")
         n = self.num_envs
-        self._core = IndianCore(self.rules, n, self.observations, self.action_masks, self.to_act, self.match_mode)
+        core = CORES[self.game]()
+        self._core = core(self.rules, n, self.observations, self.action_masks, self.to_act, self.match_mode)
         self._all_rows = np.arange(n, dtype=np.int64)
         self._matches = [None] * n
         self._match_points = [[0.0] * self.num_players for _ in range(n)]
@@ -112,10 +128,7 @@ class CompiledVectorGame(VectorGame):
         self._result_rows = ended
         core = self._core
         for i in ended:
-            sc = core.scalars[i]
-            outcome = int(sc[OUTCOME])
-            winner = int(sc[WINNER]) if outcome == DECLARED else None
-            self._end_hand(i, _Ended(HandResult(OUTCOME_NAMES[outcome], winner, core.payments(i)), int(sc[TURN])))
+            self._end_hand(i, _Ended(*core.ended_hand(i)))
         self._deal_pending()
 
     def _checked_values(self, rows: np.ndarray, actions, one_per: str, empty_ok: bool) -> np.ndarray:
