@@ -513,74 +513,97 @@ def _list_plays(d, taken, w, g):
                      g[0], g[1], plays[d], swaps[d])
 
 
-@njit(cache=True)
-def can_finish(d, swaps_ok, taken, w, g):
-    """``game._can_finish`` at search position ``d``: 1 when some plays put every owed card on the
-    table (R4, R5), 0 when none do, -1 when the search ran out of its budget."""
-    sc = w[2][d]
-    if sc[OWED] == -1 and sc[OWED_JOKERS] == 0:
-        return 1  # every play listed leaves a card that may be discarded
-    budget = w[10]
-    budget[0] -= 1
-    if budget[0] < 0 or d + 1 >= DEPTH:
-        return -1
-    hand = w[0][d]
-    owed = sc[OWED]
-    nm = sc[NMELDS]
-    if owed != -1 and not has_home(owed, hand, _held(hand), hand[JOKER], nm, w[3][d], w[4][d], w[5][d], w[6][d],
-                                   w[7][d], g[2], g[3]):
-        return 0
-    count = _list_plays(d, taken, w, g)
-    target = owed if owed != -1 else JOKER
-    unknown = False
-    for first in range(2):
-        for k in range(count):
-            swap = w[9][d, k] == 1
-            if swap and not swaps_ok:
-                continue
-            action = w[8][d, k]
-            if _places(action, target, hand, g[0], g[1]) != (first == 0):
-                continue
-            _play_down(d, k, w, g[0])
-            after = swaps_ok and (swap or (action < ROMI_PLACE_BASE and sc[OPEN] == 0))  # ``_swaps_after``
-            found = can_finish(d + 1, after, taken, w, g)
-            if found == 1:
-                return 1
-            if found < 0:
-                unknown = True
-    return -1 if unknown else 0
+# Columns of the search's per-position bookkeeping (the workspace's ``w[11]``).
+NEXT, COUNT, ROUND, UNKNOWN, SWAPS_OK = range(5)
+FINISH, GO_OUT = 0, 1
 
 
 @njit(cache=True)
-def can_go_out(d, swaps_ok, cut, w, g):
-    """``game._search_going_out`` at position ``d`` (the cut card taken, R4): 1 when plays leave one
-    card to discard that is not the cut card and nothing owed, 0 when none do, -1 out of budget."""
+def _enter(mode, d, taken, w, g):
+    """Look at search position ``d``: 1 the goal is reached, 0 a dead end, -1 out of budget, 2 its
+    plays are listed to try. ``mode`` FINISH: every owed card on the table (``game._can_finish``);
+    GO_OUT: one card left to discard that is not the cut card ``taken`` and nothing owed
+    (``game._search_going_out``)."""
     sc = w[2][d]
     hand = w[0][d]
-    if sc[OWED] == -1 and sc[OWED_JOKERS] == 0 and sc[SIZE] == 1 and hand[cut] == 0:
+    owes = sc[OWED] != -1 or sc[OWED_JOKERS] != 0
+    if mode == FINISH:
+        if not owes:
+            return 1  # every play listed leaves a card that may be discarded
+    elif not owes and sc[SIZE] == 1 and hand[taken] == 0:
         return 1
     budget = w[10]
     budget[0] -= 1
     if budget[0] < 0 or d + 1 >= DEPTH:
         return -1
     nm = sc[NMELDS]
-    if not few_homeless(hand, cut, nm, w[3][d], w[4][d], w[5][d], w[6][d], w[7][d], g[2], g[3]):
+    if mode == FINISH:
+        owed = sc[OWED]
+        if owed != -1 and not has_home(owed, hand, _held(hand), hand[JOKER], nm, w[3][d], w[4][d], w[5][d],
+                                       w[6][d], w[7][d], g[2], g[3]):
+            return 0
+    elif not few_homeless(hand, taken, nm, w[3][d], w[4][d], w[5][d], w[6][d], w[7][d], g[2], g[3]):
         return 0
-    count = _list_plays(d, cut, w, g)
-    unknown = False
-    for k in range(count):
-        swap = w[9][d, k] == 1
-        if swap and not swaps_ok:
+    book = w[11][d]
+    book[COUNT] = _list_plays(d, taken, w, g)
+    book[NEXT] = 0
+    book[ROUND] = 0 if mode == FINISH else 1
+    book[UNKNOWN] = 0
+    return 2
+
+
+@njit(cache=True)
+def _next_play(d, w, g):
+    """The next listed play of position ``d`` to try, or -1: swaps only where ``_swaps_after``
+    allows them; when finishing, the plays that place an owed card first (``_can_finish``'s order)
+    in round 0, the others in round 1 (going out has round 1 only, every play)."""
+    book = w[11][d]
+    sc = w[2][d]
+    hand = w[0][d]
+    finishing = w[12][0] == FINISH
+    target = sc[OWED] if sc[OWED] != -1 else JOKER
+    while book[ROUND] < 2:
+        while book[NEXT] < book[COUNT]:
+            k = book[NEXT]
+            book[NEXT] = k + 1
+            if w[9][d, k] == 1 and not book[SWAPS_OK]:
+                continue
+            if finishing and _places(w[8][d, k], target, hand, g[0], g[1]) != (book[ROUND] == 0):
+                continue
+            return k
+        book[ROUND] += 1
+        book[NEXT] = 0
+    return -1
+
+
+@njit(cache=True)
+def search(mode, d0, swaps_ok, taken, w, g):
+    """The look-ahead ``mode`` from position ``d0``: 1 the goal can be reached, 0 it cannot, -1 the
+    budget ran out first (an explicit stack: numba cannot cache recursive functions)."""
+    w[12][0] = mode
+    w[11][d0, SWAPS_OK] = 1 if swaps_ok else 0
+    found = _enter(mode, d0, taken, w, g)
+    if found != 2:
+        return found
+    d = d0
+    while True:
+        k = _next_play(d, w, g)
+        if k < 0:
+            if d == d0:
+                return -1 if w[11][d, UNKNOWN] else 0
+            d -= 1
             continue
-        action = w[8][d, k]
         _play_down(d, k, w, g[0])
-        after = swaps_ok and (swap or (action < ROMI_PLACE_BASE and sc[OPEN] == 0))
-        found = can_go_out(d + 1, after, cut, w, g)
+        action = w[8][d, k]
+        after = w[11][d, SWAPS_OK] == 1 and (w[9][d, k] == 1 or (action < ROMI_PLACE_BASE and w[2][d, OPEN] == 0))
+        w[11][d + 1, SWAPS_OK] = 1 if after else 0  # ``_swaps_after``
+        found = _enter(mode, d + 1, taken, w, g)
         if found == 1:
             return 1
-        if found < 0:
-            unknown = True
-    return -1 if unknown else 0
+        if found == 2:
+            d += 1
+        elif found < 0:
+            return -1  # the budget is spent and nothing found yet: the engine decides
 
 
 @njit(cache=True)
@@ -712,7 +735,7 @@ def _write_mask(row, mask, hands, sizes, pile, scalars, turns_taken, opened, tk,
                     else:
                         start[OWED] = top
                     budget[0] = SEARCH_BUDGET
-                    found = can_finish(0, True, top, w, g)
+                    found = search(FINISH, 0, True, top, w, g)
                     if found == 1:
                         mask[_TAKE_ACTION] = 1
                     elif found < 0:
@@ -723,7 +746,7 @@ def _write_mask(row, mask, hands, sizes, pile, scalars, turns_taken, opened, tk,
             w[0][0, cut] += 1
             w[2][0, SIZE] += 1
             budget[0] = SEARCH_BUDGET
-            found = can_go_out(0, True, cut, w, g)
+            found = search(GO_OUT, 0, True, cut, w, g)
             if found == 1:
                 mask[ROMI_TAKE_CUT_ACTION] = 1
             elif found < 0:
@@ -740,7 +763,7 @@ def _write_mask(row, mask, hands, sizes, pile, scalars, turns_taken, opened, tk,
             continue
         _play_down(0, k, w, g[0])  # ``GameState._plays``: the look-ahead after it
         budget[0] = SEARCH_BUDGET
-        found = can_finish(1, True, taken, w, g)
+        found = search(FINISH, 1, True, taken, w, g)
         if found == 1:
             mask[action] = 1
         elif found < 0:
@@ -976,12 +999,14 @@ HISTORY_LIMIT = 1 << 13
 
 def new_workspace() -> tuple:
     """The search's scratch arrays: per position the hand, known cards (unused), scalars and table,
-    the plays listed there and which are swaps, and the node budget."""
+    the plays listed there and which are swaps; the node budget; per position the bookkeeping of
+    the plays tried (``NEXT`` …); the search's mode."""
     return (np.zeros((DEPTH, NUM_TYPES), np.int8), np.zeros((DEPTH, NUM_TYPES), np.int8),
             np.zeros((DEPTH, SEARCH_SCALARS), np.int64), np.zeros((DEPTH, MAX_MELDS), np.int8),
             np.zeros((DEPTH, MAX_MELDS), np.int8), np.zeros((DEPTH, MAX_MELDS), np.int8),
             np.zeros((DEPTH, MAX_MELDS), np.int8), np.zeros((DEPTH, MAX_MELDS, MAX_SLOTS), np.int8),
-            np.zeros((DEPTH, MAX_PLAYS), np.int64), np.zeros((DEPTH, MAX_PLAYS), np.int8), np.zeros(1, np.int64))
+            np.zeros((DEPTH, MAX_PLAYS), np.int64), np.zeros((DEPTH, MAX_PLAYS), np.int8), np.zeros(1, np.int64),
+            np.zeros((DEPTH, 5), np.int64), np.zeros(1, np.int64))
 
 
 GAME_TABLES = (TEMPLATES, TEMPLATE_MASKS, IN_RUN, LONE)
