@@ -79,7 +79,8 @@ MAX_SLOTS = 14  # a run of 13 cards, and room to shift it while a card goes in
 DEPTH = 40  # plays in one look-ahead: each puts a card on the table, so a turn has fewer
 MAX_PLAYS = 1024  # plays listed at one position: 373 templates and under 8 per table meld
 SEARCH_BUDGET = 4000
-"""Positions one look-ahead may visit before its row is handed to the Python engine."""
+"""Positions one look-ahead may visit before its row is handed to the Python engine (the default
+of ``RomiCore.search_budget``)."""
 
 _DRAW_ACTION = 0
 _TAKE_ACTION = 1
@@ -514,7 +515,7 @@ def _list_plays(d, taken, w, g):
 
 
 # Columns of the search's per-position bookkeeping (the workspace's ``w[11]``).
-NEXT, COUNT, ROUND, UNKNOWN, SWAPS_OK = range(5)
+NEXT, COUNT, ROUND, SWAPS_OK = range(4)
 FINISH, GO_OUT = 0, 1
 
 
@@ -548,7 +549,6 @@ def _enter(mode, d, taken, w, g):
     book[COUNT] = _list_plays(d, taken, w, g)
     book[NEXT] = 0
     book[ROUND] = 0 if mode == FINISH else 1
-    book[UNKNOWN] = 0
     return 2
 
 
@@ -590,7 +590,7 @@ def search(mode, d0, swaps_ok, taken, w, g):
         k = _next_play(d, w, g)
         if k < 0:
             if d == d0:
-                return -1 if w[11][d, UNKNOWN] else 0
+                return 0
             d -= 1
             continue
         _play_down(d, k, w, g[0])
@@ -723,7 +723,7 @@ def _write_mask(row, mask, hands, sizes, pile, scalars, turns_taken, opened, tk,
             if turns_taken[row, seat] == 0:
                 mask[_TAKE_ACTION] = 1  # R4: free on one's first turn
             else:  # R4: only if this turn's plays can put it on the table
-                top = pile[row, sc[PILE_LEN] - 1]
+                top = np.int64(pile[row, sc[PILE_LEN] - 1])
                 if top == JOKER or has_home(top, hand, _held(hand) | (np.int64(1) << top), hand[JOKER], nm, tk[row],
                                             tkey[row], tlow[row], tlen[row], ts[row], g[2], g[3]):
                     _load_position(row, seat, hands, sizes, scalars, opened, tk, tkey, tlow, tlen, ts, w)
@@ -734,7 +734,7 @@ def _write_mask(row, mask, hands, sizes, pile, scalars, turns_taken, opened, tk,
                         start[OWED_JOKERS] += 1
                     else:
                         start[OWED] = top
-                    budget[0] = SEARCH_BUDGET
+                    budget[0] = w[13][0]
                     found = search(FINISH, 0, True, top, w, g)
                     if found == 1:
                         mask[_TAKE_ACTION] = 1
@@ -745,7 +745,7 @@ def _write_mask(row, mask, hands, sizes, pile, scalars, turns_taken, opened, tk,
             _load_position(row, seat, hands, sizes, scalars, opened, tk, tkey, tlow, tlen, ts, w)
             w[0][0, cut] += 1
             w[2][0, SIZE] += 1
-            budget[0] = SEARCH_BUDGET
+            budget[0] = w[13][0]
             found = search(GO_OUT, 0, True, cut, w, g)
             if found == 1:
                 mask[ROMI_TAKE_CUT_ACTION] = 1
@@ -762,7 +762,7 @@ def _write_mask(row, mask, hands, sizes, pile, scalars, turns_taken, opened, tk,
             mask[action] = 1
             continue
         _play_down(0, k, w, g[0])  # ``GameState._plays``: the look-ahead after it
-        budget[0] = SEARCH_BUDGET
+        budget[0] = w[13][0]
         found = search(FINISH, 1, True, taken, w, g)
         if found == 1:
             mask[action] = 1
@@ -997,16 +997,16 @@ HISTORY_LIMIT = 1 << 13
 """Moves of a hand kept for ``RomiCore.state_dict`` (hands longer than this have no state)."""
 
 
-def new_workspace() -> tuple:
+def new_workspace(budget: int = SEARCH_BUDGET) -> tuple:
     """The search's scratch arrays: per position the hand, known cards (unused), scalars and table,
     the plays listed there and which are swaps; the node budget; per position the bookkeeping of
-    the plays tried (``NEXT`` …); the search's mode."""
+    the plays tried (``NEXT`` …); the search's mode; the budget of each look-ahead."""
     return (np.zeros((DEPTH, NUM_TYPES), np.int8), np.zeros((DEPTH, NUM_TYPES), np.int8),
             np.zeros((DEPTH, SEARCH_SCALARS), np.int64), np.zeros((DEPTH, MAX_MELDS), np.int8),
             np.zeros((DEPTH, MAX_MELDS), np.int8), np.zeros((DEPTH, MAX_MELDS), np.int8),
             np.zeros((DEPTH, MAX_MELDS), np.int8), np.zeros((DEPTH, MAX_MELDS, MAX_SLOTS), np.int8),
             np.zeros((DEPTH, MAX_PLAYS), np.int64), np.zeros((DEPTH, MAX_PLAYS), np.int8), np.zeros(1, np.int64),
-            np.zeros((DEPTH, 5), np.int64), np.zeros(1, np.int64))
+            np.zeros((DEPTH, 4), np.int64), np.zeros(1, np.int64), np.array([budget], np.int64))
 
 
 GAME_TABLES = (TEMPLATES, TEMPLATE_MASKS, IN_RUN, LONE)
@@ -1069,6 +1069,17 @@ class RomiCore:
         self.to_act = to_act
         self.engine_masks = 0
         """Masks written by the Python engine because a look-ahead ran out of budget (a count)."""
+
+    @property
+    def search_budget(self) -> int:
+        """Positions one look-ahead may visit before the row's mask is left to the engine."""
+        return int(self.workspace[13][0])
+
+    @search_budget.setter
+    def search_budget(self, positions: int) -> None:
+        if positions < 1:
+            raise ValueError(f"search_budget={positions!r}: expected an int >= 1")
+        self.workspace[13][0] = positions
 
     def _table(self):
         return self.table_kind, self.table_key, self.table_low, self.table_len, self.table_slots
