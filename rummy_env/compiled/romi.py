@@ -48,7 +48,7 @@ from ..melds import RUN, SET, meld_templates
 from ..obs_spec import MAX_TABLE_MELDS
 from ..ruleset import RuleSet
 from . import mt19937
-from .indian import IN_RUN, LONE, _bits
+from .indian import IN_RUN, LONE
 
 # Columns of the per-row scalars (``RomiCore.scalars``); the search keeps two more (SIZE, OPEN).
 CURRENT, PHASE, TURN, TAKEN, REBUILDS, FIRST, CUT, STOCK_LEN, PILE_LEN, HISTORY_LEN, OUTCOME, WINNER, KEY_LEN, \
@@ -101,6 +101,21 @@ def _template_arrays() -> tuple[np.ndarray, np.ndarray]:
 
 
 TEMPLATES, TEMPLATE_MASKS = _template_arrays()
+SETS_PER_RANK = 5  # four sets of three suits, one of four: the templates 5 r … 5 r + 4 hold rank r
+
+
+def _run_ids() -> np.ndarray:
+    """Template id of the run of each (suit, lowest position, length); -1 where there is none."""
+    ids = np.full((4, MAX_SLOTS, MAX_SLOTS + 1), -1, np.int64)
+    for t, (kind, key, low, size) in enumerate(TEMPLATES[:, :4].tolist()):
+        if kind == RUN:
+            ids[key, low, size] = t
+        elif t // SETS_PER_RANK != key:
+            raise ImportError("rummy_env.compiled.romi expects the sets of each rank together, ranks in order")
+    return ids
+
+
+RUN_IDS = _run_ids()
 
 if (DISCARD_BASE, ROMI_TAKE_CUT_ACTION, ROMI_MELD_BASE, ROMI_PLACE_BASE, ROMI_PLACE_JOKER_LOW_BASE, ROMI_NUM_ACTIONS,
         JOKER, NUM_TYPES, len(TEMPLATES), MAX_MELDS) != (2, 55, 56, 429, 2284, 2319, 52, 53, 373, 35):
@@ -110,6 +125,18 @@ if (PHASE_DRAW, PHASE_PLAY, PHASE_OVER, SET, RUN) != (0, 1, 2, 0, 1):
 
 
 # ----------------------------------------------------------------------------- plays
+
+
+@njit(cache=True)
+def _bits(x):
+    """The set bits of ``x`` (0 <= x < 2**62), counted without a loop."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x += x >> 8
+    x += x >> 16
+    x += x >> 32
+    return x & 0x7F
 
 
 @njit(cache=True)
@@ -132,31 +159,63 @@ def _lays_off(card, left, taken, hand):
 
 
 @njit(cache=True)
-def gen_plays(hand, size, taken, opened, nm, tk, tkey, tlow, tlen, ts, tpl, tpl_mask, out, swap):
-    """The action ids of ``GameState._table_plays`` into ``out`` (``swap[k]``: a joker swap); their count."""
+def _meld_listed(t, naturals, hand, size, taken, tpl, tpl_mask):
+    """Whether template ``t`` (the hand holds ``naturals`` of its cards, the jokers suffice) leaves a
+    card to discard: R6, G7."""
+    tsize = tpl[t, 3]
+    left = size - tsize
+    if left == 0:
+        return False  # R6: going out needs a last discard
+    if taken != -1:
+        sub = tsize - naturals if taken == JOKER else (tpl_mask[t] >> taken) & 1
+        if left == hand[taken] - sub:
+            return False  # G7: only the card just taken would be left
+    return True
+
+
+@njit(cache=True)
+def gen_plays(hand, size, taken, opened, nm, tk, tkey, tlow, tlen, ts, tpl, tpl_mask, run_ids, out, swap):
+    """The action ids of ``GameState._table_plays`` into ``out`` (``swap[k]``: a joker swap); their
+    count. Melds are found as ``table.TemplateIndex.layable`` finds them: sets of the ranks held in
+    enough suits, and the runs of each suit whose gaps the jokers fill (G5, R3)."""
     jokers = hand[JOKER]
     if jokers > 2:
         jokers = 2  # R3: at most 2 jokers a meld
     held = _held(hand)
     count = 0
-    for t in range(tpl.shape[0]):
-        naturals = _bits(tpl_mask[t] & held)
-        if naturals == 0:
-            continue  # G5: a meld holds a natural card
-        tsize = tpl[t, 3]
-        need = tsize - naturals
-        if need > jokers:
+    for rank in range(NUM_RANKS):
+        at_rank = held >> rank
+        suits = (at_rank & 1) + ((at_rank >> 13) & 1) + ((at_rank >> 26) & 1) + ((at_rank >> 39) & 1)
+        if suits == 0 or suits + jokers < 3:
             continue
-        left = size - tsize
-        if left == 0:
-            continue  # R6: going out needs a last discard
-        if taken != -1:
-            sub = need if taken == JOKER else (tpl_mask[t] >> taken) & 1
-            if left == hand[taken] - sub:
-                continue  # G7: only the card just taken would be left
-        out[count] = ROMI_MELD_BASE + t
-        swap[count] = 0
-        count += 1
+        for t in range(SETS_PER_RANK * rank, SETS_PER_RANK * rank + SETS_PER_RANK):
+            naturals = _bits(tpl_mask[t] & held)
+            if naturals and tpl[t, 3] - naturals <= jokers and _meld_listed(t, naturals, hand, size, taken, tpl,
+                                                                             tpl_mask):
+                out[count] = ROMI_MELD_BASE + t
+                swap[count] = 0
+                count += 1
+    for suit in range(4):
+        positions = (held >> (suit * NUM_RANKS)) & 0x1FFF
+        positions |= (positions & 1) << 13  # the ace also after the king (R3)
+        if positions == 0:
+            continue
+        for low in range(_ACE_HIGH - 1):
+            naturals = 0
+            missing = 0
+            for length in range(1, _ACE_HIGH - low + 2):
+                if (positions >> (low + length - 1)) & 1:
+                    naturals += 1
+                else:
+                    missing += 1
+                    if missing > jokers:
+                        break
+                if length >= 3 and naturals and length <= 13:
+                    t = run_ids[suit, low, length]
+                    if _meld_listed(t, naturals, hand, size, taken, tpl, tpl_mask):
+                        out[count] = ROMI_MELD_BASE + t
+                        swap[count] = 0
+                        count += 1
     if not opened:
         return count  # R5: lay-offs and swaps need a meld of one's own on the table
     left = size - 1
@@ -511,7 +570,7 @@ def _list_plays(d, taken, w, g):
     sh, ssc, stk, stkey, stlow, stlen, sts, plays, swaps = w[0], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9]
     sc = ssc[d]
     return gen_plays(sh[d], sc[SIZE], taken, sc[OPEN], sc[NMELDS], stk[d], stkey[d], stlow[d], stlen[d], sts[d],
-                     g[0], g[1], plays[d], swaps[d])
+                     g[0], g[1], g[4], plays[d], swaps[d])
 
 
 # Columns of the search's per-position bookkeeping (the workspace's ``w[11]``).
@@ -1009,8 +1068,9 @@ def new_workspace(budget: int = SEARCH_BUDGET) -> tuple:
             np.zeros((DEPTH, 4), np.int64), np.zeros(1, np.int64), np.array([budget], np.int64))
 
 
-GAME_TABLES = (TEMPLATES, TEMPLATE_MASKS, IN_RUN, LONE)
-"""What the kernels read of the game: the templates, their card masks, the solver's mask facts."""
+GAME_TABLES = (TEMPLATES, TEMPLATE_MASKS, IN_RUN, LONE, RUN_IDS)
+"""What the kernels read of the game: the templates, their card masks, the solver's mask facts,
+the run templates by suit, low position and length."""
 
 
 class RomiCore:

@@ -1,14 +1,15 @@
-"""``VectorGame(backend="numba")``: the same interface, Indian Rummy stepped by compiled kernels.
+"""``VectorGame(backend="numba")``: the same interface, Indian Rummy and römi stepped by compiled kernels.
 
 ``VectorGame.__new__`` hands out a ``CompiledVectorGame`` when asked for the numba backend. It
 keeps ``VectorGame``'s buffers, checks, rewards and match bookkeeping (``_end_hand``, ``load``'s
-checks, ``Match``) and replaces the per-slot Python engine with ``rummy_env.compiled.indian``'s
-arrays. Differences a caller can see:
+checks, ``Match``) and replaces the per-slot Python engine with the arrays of the game's core
+(``rummy_env.compiled.indian.IndianCore``, ``rummy_env.compiled.romi.RomiCore``; ``CORES``).
+Differences a caller can see:
 
 * ``state(i)`` rebuilds a new ``GameState`` from the arrays (``GameState.from_dict``) on each
-  call: changing it changes nothing in the slot. Hands longer than
-  ``indian.HISTORY_LIMIT`` moves (a ``max_turns`` above 4095) keep no full history and have no
-  ``state``.
+  call: changing it changes nothing in the slot. Hands longer than the core's ``HISTORY_LIMIT``
+  moves (Indian: a ``max_turns`` above 4095; römi: a hand of more than 8192 moves) keep no full
+  history and have no ``state``.
 * ``load(i, state)`` copies the state into the slot instead of playing the object itself.
 """
 
@@ -52,7 +53,7 @@ class _Ended:
 
 
 class CompiledVectorGame(VectorGame):
-    """``VectorGame`` for Indian Rummy on the numba core; see the module docstring."""
+    """``VectorGame`` for Indian Rummy or römi on a numba core; see the module docstring."""
 
     def _init_slots(self) -> None:
         if self.game not in CORES:
