@@ -6,7 +6,7 @@ and now and then every seat's ``observe`` and each slot's ``state``. Going out w
 (R4) is rare in random play, so actions take it whenever it is legal. Now and then a row is sent an
 illegal action (both backends must refuse it with the same message and change nothing), and a
 slot is loaded with another slot's hand in the middle of a turn (owed cards, R4, R5).
-``benchmarks/lockstep_vector.py --game romi`` runs the same check over many more hands.
+``benchmarks/lockstep_vector.py --games romi`` runs the same check over many more hands.
 """
 
 from __future__ import annotations

@@ -25,12 +25,12 @@ reference) and almost every step stays compiled.
   ``RomiCore.step`` writes that row's mask from the Python engine's ``legal_moves()`` on a
   ``GameState`` rebuilt from the arrays (rare: ``tests/test_vector_compiled_romi.py`` counts it).
 * **Going out with the cut card** ends the hand: the plays the engine would find change only the
-  winner's side of the table, and the payments (R7) read only the other hands and who has opened,
-  so the kernel ends the hand without choosing the plays.
+  table and the winner's hand, and the payments (R7) read only the other hands and whether the
+  others have opened, so the kernel ends the hand without choosing the plays.
 * **Observations** are ``ObservationEncoder.encode``'s, written whole for the seat to act.
 
 ``tests/test_vector_compiled_romi.py`` steps this core and the Python engine in lockstep;
-``benchmarks/lockstep_vector.py --game romi`` runs the long form.
+``benchmarks/lockstep_vector.py --games romi`` runs the long form.
 """
 
 from __future__ import annotations
