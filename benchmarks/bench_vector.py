@@ -8,9 +8,9 @@ Random legal play, 2 players. For each game: the PettingZoo environment one hand
 median steps per CPU second over the runs, and the ratio to the environment. Choosing the random
 actions is not timed.
 
-The numba backend (Indian Rummy only) gets its own line at ``--numba-sizes``, against the same
-environment figure; its kernels are compiled (or loaded from the disk cache) before timing
-starts. Target: 500,000 steps per CPU second at N >= 256.
+The numba backend (Indian Rummy and römi) gets its own line per game at ``--numba-sizes``,
+against the same environment figure; its kernels are compiled (or loaded from the disk cache)
+before timing starts. Targets at N >= 256: Indian 500,000 steps per CPU second, römi 100,000.
 """
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import rummy_env  # noqa: E402
 from rummy_env.vector import VectorGame  # noqa: E402
+
+
+NUMBA_GAMES = ("indian", "romi")
+"""The games ``backend="numba"`` plays."""
 
 
 def env_rate(game: str, seconds: float, seed: int) -> float:
@@ -69,14 +73,15 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="measurements per figure (the median is shown)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 256], help="hands stepped together")
     parser.add_argument("--numba-sizes", type=int, nargs="+", default=[1, 64, 256, 1024],
-                        help="hands stepped together by the numba backend (Indian only)")
+                        help="hands stepped together by the numba backend (Indian and römi)")
     parser.add_argument("--backends", nargs="+", default=["python", "numba"], choices=["python", "numba"])
     parser.add_argument("--games", nargs="+", default=["indian", "basic", "romi"])
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.runs < 1 or min(args.sizes + args.numba_sizes) < 1:
         parser.error("--seconds must be > 0, --runs >= 1 and every size >= 1")
-    if "numba" in args.backends and "indian" in args.games:
-        vector_rate("indian", 1, 0.01, 0, "numba")  # compiles the kernels, or loads them from the cache
+    for game in NUMBA_GAMES:
+        if "numba" in args.backends and game in args.games:
+            vector_rate(game, 1, 0.01, 0, "numba")  # compiles the kernels, or loads them from the cache
     print(f"steps per CPU second, 2 players, median of {args.runs} runs of {args.seconds} s")
     header = f"{'game':<8}{'AEC env':>10}" + "".join(f"{f'N={n}':>16}" for n in args.sizes)
     print(header)
@@ -88,18 +93,18 @@ def main(argv=None) -> int:
                 rate = statistics.median(vector_rate(game, size, args.seconds, r) for r in range(args.runs))
                 cells.append(f"{rate:>9,.0f} ({rate / base:.1f}x)")
             print(f"{game:<8}{base:>10,.0f}" + "".join(f"{c:>16}" for c in cells))
-        if "numba" in args.backends and game == "indian":
-            print(numba_line(base, args))
+        if "numba" in args.backends and game in NUMBA_GAMES:
+            print(numba_line(game, base, args))
     return 0
 
 
-def numba_line(base: float, args) -> str:
-    """The numba backend's figures for Indian, with the ratio to the environment's ``base``."""
+def numba_line(game: str, base: float, args) -> str:
+    """The numba backend's figures for ``game``, with the ratio to the environment's ``base``."""
     cells = []
     for size in args.numba_sizes:
-        rate = statistics.median(vector_rate("indian", size, args.seconds, r, "numba") for r in range(args.runs))
+        rate = statistics.median(vector_rate(game, size, args.seconds, r, "numba") for r in range(args.runs))
         cells.append(f"N={size}: {rate:,.0f} ({rate / base:.1f}x)")
-    return f"{'indian':<8}{'numba':>10}  " + "   ".join(cells)
+    return f"{game:<8}{'numba':>10}  " + "   ".join(cells)
 
 
 if __name__ == "__main__":

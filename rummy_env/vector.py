@@ -37,12 +37,14 @@ they are: the arena and the search agent's rollouts play fixed sets of hands thi
 slot whose hand is done waits instead of playing one nobody wants.
 
 Backends: ``backend="python"`` is the reference engine (``rummy_env.game``), for every game.
-``backend="numba"`` (Indian Rummy only, hand and match mode, 2 to 6 players) steps all slots in
-compiled kernels (``rummy_env.compiled.indian``) with the same deals, observations, masks,
-rewards and results for the same seeds and actions (``tests/test_vector_compiled.py`` steps both
-in lockstep); its ``state(i)`` is a new ``GameState`` rebuilt from the arrays, and ``load``
-copies the state it is given. The first process compiles the kernels (about 7 CPU seconds) and
-caches them on disk; later processes load them in about 0.2 s (``docs/env.md``, "Backends").
+``backend="numba"`` (Indian Rummy, 2 to 6 players, and römi, 2 to 4 players; hand and match mode;
+Basic Rummy is a ``ValueError``) steps all slots in compiled kernels (``rummy_env.compiled.indian``,
+``rummy_env.compiled.romi``) with the same deals, observations, masks, rewards and results for the
+same seeds and actions (``tests/test_vector_compiled.py`` and ``tests/test_vector_compiled_romi.py``
+step both in lockstep); its ``state(i)`` is a new ``GameState`` rebuilt from the arrays, and
+``load`` copies the state it is given. The first process compiles a game's kernels (Indian about
+7 CPU seconds, römi about 20) and caches them on disk; later processes load them in well under a
+second (``docs/env.md``, "Backends").
 """
 
 from __future__ import annotations

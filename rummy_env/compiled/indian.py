@@ -31,7 +31,7 @@ from numba import njit
 from .. import solver
 from ..cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES
 from ..encoding import DISCARD_BASE, INDIAN_DECLARE_BASE, INDIAN_NUM_ACTIONS, discard_cap, layout_for
-from ..game import PHASE_DRAW, PHASE_OVER, PHASE_PLAY
+from ..game import PHASE_DRAW, PHASE_OVER, PHASE_PLAY, HandResult
 from ..ruleset import RuleSet
 from . import mt19937
 
@@ -649,6 +649,13 @@ class IndianCore:
             for card in cards:
                 if card != taken:  # G7
                     masks[row, INDIAN_DECLARE_BASE + card] = 1
+
+    def ended_hand(self, row: int) -> tuple[HandResult, int]:
+        """(result, turns played) of the hand that ended in ``row``."""
+        sc = self.scalars[row]
+        outcome = int(sc[OUTCOME])
+        winner = int(sc[WINNER]) if outcome == DECLARED else None
+        return HandResult(OUTCOME_NAMES[outcome], winner, self.payments(row)), int(sc[TURN])
 
     def payments(self, row: int) -> tuple[int, ...]:
         """What each player pays for the hand that ended in ``row`` (I6, I7; G8, G9: nothing)."""

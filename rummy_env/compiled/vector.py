@@ -1,14 +1,15 @@
-"""``VectorGame(backend="numba")``: the same interface, Indian Rummy stepped by compiled kernels.
+"""``VectorGame(backend="numba")``: the same interface, Indian Rummy and römi stepped by compiled kernels.
 
 ``VectorGame.__new__`` hands out a ``CompiledVectorGame`` when asked for the numba backend. It
 keeps ``VectorGame``'s buffers, checks, rewards and match bookkeeping (``_end_hand``, ``load``'s
-checks, ``Match``) and replaces the per-slot Python engine with ``rummy_env.compiled.indian``'s
-arrays. Differences a caller can see:
+checks, ``Match``) and replaces the per-slot Python engine with the arrays of the game's core
+(``rummy_env.compiled.indian.IndianCore``, ``rummy_env.compiled.romi.RomiCore``; ``CORES``).
+Differences a caller can see:
 
 * ``state(i)`` rebuilds a new ``GameState`` from the arrays (``GameState.from_dict``) on each
-  call: changing it changes nothing in the slot. Hands longer than
-  ``indian.HISTORY_LIMIT`` moves (a ``max_turns`` above 4095) keep no full history and have no
-  ``state``.
+  call: changing it changes nothing in the slot. Hands longer than the core's ``HISTORY_LIMIT``
+  moves (Indian: a ``max_turns`` above 4095; römi: a hand of more than 8192 moves) keep no full
+  history and have no ``state``.
 * ``load(i, state)`` copies the state into the slot instead of playing the object itself.
 """
 
@@ -21,7 +22,22 @@ import numpy as np
 from ..aec_env import IllegalActionError
 from ..game import GameState, HandResult
 from ..vector import VectorGame
-from .indian import OUTCOME_NAMES, OUTCOME, TURN, WINNER, DECLARED, IndianCore
+
+
+def _indian_core():
+    from .indian import IndianCore
+
+    return IndianCore
+
+
+def _romi_core():
+    from .romi import RomiCore
+
+    return RomiCore
+
+
+CORES = {"indian": _indian_core, "romi": _romi_core}
+"""Game -> the compiled core that plays it (imported when first asked for)."""
 
 __all__ = ["CompiledVectorGame"]
 
@@ -37,14 +53,15 @@ class _Ended:
 
 
 class CompiledVectorGame(VectorGame):
-    """``VectorGame`` for Indian Rummy on the numba core; see the module docstring."""
+    """``VectorGame`` for Indian Rummy or römi on a numba core; see the module docstring."""
 
     def _init_slots(self) -> None:
-        if self.game != "indian":
-            raise ValueError(f"backend='numba' plays game='indian' only, not game={self.game!r}: "
+        if self.game not in CORES:
+            raise ValueError(f"backend='numba' plays game='indian' and game='romi' only, not game={self.game!r}: "
                              f"use backend='python' for {self.name}")
         n = self.num_envs
-        self._core = IndianCore(self.rules, n, self.observations, self.action_masks, self.to_act, self.match_mode)
+        core = CORES[self.game]()
+        self._core = core(self.rules, n, self.observations, self.action_masks, self.to_act, self.match_mode)
         self._all_rows = np.arange(n, dtype=np.int64)
         self._matches = [None] * n
         self._match_points = [[0.0] * self.num_players for _ in range(n)]
@@ -112,10 +129,7 @@ class CompiledVectorGame(VectorGame):
         self._result_rows = ended
         core = self._core
         for i in ended:
-            sc = core.scalars[i]
-            outcome = int(sc[OUTCOME])
-            winner = int(sc[WINNER]) if outcome == DECLARED else None
-            self._end_hand(i, _Ended(HandResult(OUTCOME_NAMES[outcome], winner, core.payments(i)), int(sc[TURN])))
+            self._end_hand(i, _Ended(*core.ended_hand(i)))
         self._deal_pending()
 
     def _checked_values(self, rows: np.ndarray, actions, one_per: str, empty_ok: bool) -> np.ndarray:
