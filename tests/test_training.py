@@ -91,24 +91,25 @@ def test_sampled_actions_are_always_legal(game):
     assert np.isfinite(rollout.logp).all() and (rollout.logp <= 0).all()
 
 
-@pytest.mark.parametrize("players", [2, 3])
-def test_numba_collection_matches_python(players):
-    """The trainer's default Indian engine (``backend`` auto = numba) records the very rollout the
-    Python reference records: same observations, masks, actions, log-probabilities and shaped
-    rewards, hands cut off at 40 turns (G9) so that many end and reset inside it."""
-    python = _collector("indian", players, max_turns=40).collect(1500)
-    numba = _collector("indian", players, backend="numba", max_turns=40).collect(1500)
+@pytest.mark.parametrize(("game", "players"), [("indian", 2), ("indian", 3), ("romi", 2), ("romi", 3)])
+def test_numba_collection_matches_python(game, players):
+    """The trainer's default Indian and römi engine (``backend`` auto = numba) records the very
+    rollout the Python reference records: same observations, masks, actions, log-probabilities and
+    shaped rewards, hands cut off at 40 turns (G9) so that many end and reset inside it."""
+    python = _collector(game, players, max_turns=40).collect(1500)
+    numba = _collector(game, players, backend="numba", max_turns=40).collect(1500)
     for name in ("observations", "masks", "actions", "logp", "rewards", "next_index", "done"):
         np.testing.assert_array_equal(getattr(numba, name), getattr(python, name), err_msg=name)
     assert len(python.hands) > 10 and python.hands == numba.hands
 
 
 def test_config_backend():
-    """auto picks numba for Indian only; numba for another game is a config error naming the field."""
+    """auto picks numba for Indian and römi; numba for Basic is a config error naming the field."""
     assert vector_backend(make_config({"game": "indian"})) == "numba"
-    assert vector_backend(make_config({"game": "romi"})) == "python"
+    assert vector_backend(make_config({"game": "romi"})) == "numba"
+    assert vector_backend(make_config({"game": "basic"})) == "python"
     assert vector_backend(make_config({"game": "indian", "backend": "python"})) == "python"
-    with pytest.raises(ConfigError, match="'backend'.*Indian"):
+    with pytest.raises(ConfigError, match="'backend': 'numba' plays indian and romi only, not 'basic'"):
         make_config({"game": "basic", "backend": "numba"})
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from rummy_env.ruleset import GAMES, make_ruleset
+from rummy_env.compiled.vector import COMPILED_GAMES
 from rummy_env.vector import BACKENDS
 
 
@@ -57,7 +58,7 @@ class TrainConfig:
     num_envs: int = _f(64, "hands stepped together in each collecting process", low=1)
     num_workers: int = _f(2, "collecting processes (0: collect in the training process)", low=0, high=64)
     backend: str = _f("auto", "engine of the collecting loop (rummy_env.vector): auto is numba for Indian Rummy "
-                      "and python otherwise; numba is Indian only", choices=("auto", *BACKENDS))
+                      "and römi and python for Basic; numba plays Indian and römi", choices=("auto", *BACKENDS))
     torch_threads: int = _f(1, "torch threads per collecting process (on a busy 2-core machine, 1 is fastest)", low=1)
     learner_threads: int = _f(1, "torch threads of the training process while it clones and updates (2 can "
                               "help on an idle 2-core machine; on a busy one it is several times slower)", low=1)
@@ -196,9 +197,9 @@ def validate(config: TrainConfig) -> TrainConfig:
         make_ruleset(config.game, config.num_players)
     except ValueError as error:
         raise ConfigError(f"config: fields 'game' and 'num_players': {error}") from None
-    if config.backend == "numba" and config.game != "indian":
-        raise ConfigError(f"config: field 'backend': 'numba' is for Indian Rummy only, not {config.game!r} "
-                          "(use auto or python)")
+    if config.backend == "numba" and config.game not in COMPILED_GAMES:
+        raise ConfigError(f"config: field 'backend': 'numba' plays {' and '.join(COMPILED_GAMES)} only, "
+                          f"not {config.game!r} (use auto or python)")
     if config.minibatch_size > config.rollout_size:
         raise ConfigError(f"config: field 'minibatch_size' ({config.minibatch_size}) is larger than "
                           f"'rollout_size' ({config.rollout_size})")
@@ -280,5 +281,5 @@ def vector_backend(config: dict | TrainConfig) -> str:
     get = config.get if isinstance(config, dict) else lambda name: getattr(config, name)
     backend = get("backend") or "auto"
     if backend == "auto":
-        return "numba" if get("game") == "indian" else "python"
+        return "numba" if get("game") in COMPILED_GAMES else "python"
     return backend

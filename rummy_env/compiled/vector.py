@@ -39,7 +39,10 @@ def _romi_core():
 CORES = {"indian": _indian_core, "romi": _romi_core}
 """Game -> the compiled core that plays it (imported when first asked for)."""
 
-__all__ = ["CompiledVectorGame"]
+COMPILED_GAMES = tuple(CORES)
+"""The games ``backend="numba"`` plays."""
+
+__all__ = ["CompiledVectorGame", "COMPILED_GAMES"]
 
 
 class _Ended:
