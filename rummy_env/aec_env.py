@@ -113,6 +113,7 @@ from __future__ import annotations
 import math
 import operator
 import random
+from collections.abc import Sequence
 
 import gymnasium
 import numpy as np
@@ -121,7 +122,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from .encoding import ObservationEncoder, ObservationTracker, action_layout, layout_for, mask_bytes, move_ids
-from .game import DRAW, PHASE_OVER, GameState, IllegalMoveError
+from .game import DRAW, PHASE_OVER, GameState, HandResult, IllegalMoveError
 from .match import Match
 from .ruleset import GAMES, make_ruleset
 
@@ -209,6 +210,16 @@ def check_episode_options(match, match_reward, max_hands, reward_scale) -> None:
         raise ValueError(f"option max_hands={max_hands!r} is out of range: expected an int >= 1")
     if not _is_number(reward_scale) or not 0 < reward_scale < math.inf:
         raise ValueError(f"option reward_scale={reward_scale!r}: expected a finite number > 0")
+
+
+def hand_result_info(result: HandResult, agents: Sequence[str]) -> dict:
+    """``infos[agent]["hand_result"]`` of a hand that ended: outcome, winner, payments and points by agent name."""
+    return {
+        "outcome": result.outcome,
+        "winner": None if result.winner is None else agents[result.winner],
+        "payments": {agents[p]: pay for p, pay in enumerate(result.payments)},
+        "points": {agents[p]: pts for p, pts in enumerate(result.rewards)},
+    }
 
 
 class raw_env(AECEnv, EzPickle):
@@ -423,12 +434,7 @@ class raw_env(AECEnv, EzPickle):
         agents = self.possible_agents
         scale = self.reward_scale
         points = result.rewards
-        hand_info = {
-            "outcome": result.outcome,
-            "winner": None if result.winner is None else agents[result.winner],
-            "payments": {agents[p]: pay for p, pay in enumerate(result.payments)},
-            "points": {agents[p]: pts for p, pts in enumerate(points)},
-        }
+        hand_info = hand_result_info(result, agents)
         if self.match is None:
             self.rewards = {agent: points[p] * scale for p, agent in enumerate(agents)}
             self.infos = {agent: {"hand_result": hand_info} for agent in agents}

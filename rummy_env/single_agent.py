@@ -63,8 +63,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec_env import (ENV_NAMES, ILLEGAL_ACTION_MODES, IllegalActionError, check_seed, illegal_action_message,
-                      warn_reset_options)
+from .aec_env import (ENV_NAMES, ILLEGAL_ACTION_MODES, IllegalActionError, check_seed, hand_result_info,
+                      illegal_action_message, warn_reset_options)
 from .encoding import ObservationEncoder, action_layout, layout_for
 from .game import PHASE_OVER, GameState
 from .ruleset import GAMES, make_ruleset
@@ -325,12 +325,7 @@ class SingleAgentRummyEnv(gymnasium.Env):
         result = state.result
         agents = [f"player_{p}" for p in range(self.num_players)]
         points = result.rewards
-        hand_info = {
-            "outcome": result.outcome,
-            "winner": None if result.winner is None else agents[result.winner],
-            "payments": {agents[p]: pay for p, pay in enumerate(result.payments)},
-            "points": {agents[p]: pts for p, pts in enumerate(points)},
-        }
+        hand_info = hand_result_info(result, agents)
         terminated, truncated = bool(vector.terminated[0]), bool(vector.truncated[0])
         if match is None:
             self._info = {"hand_result": hand_info}
