@@ -8,9 +8,9 @@ Random legal play, 2 players. For each game: the PettingZoo environment one hand
 median steps per CPU second over the runs, and the ratio to the environment. Choosing the random
 actions is not timed.
 
-The numba backend (Indian Rummy and römi) gets its own line per game at ``--numba-sizes``,
+The numba backend (Indian Rummy, Basic Rummy and römi) gets its own line per game at ``--numba-sizes``,
 against the same environment figure; its kernels are compiled (or loaded from the disk cache)
-before timing starts. Targets at N >= 256: Indian 500,000 steps per CPU second, römi 100,000.
+before timing starts. Targets at N >= 256: Indian 500,000 steps per CPU second, Basic and römi 100,000.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import rummy_env  # noqa: E402
 from rummy_env.vector import VectorGame  # noqa: E402
 
 
-NUMBA_GAMES = ("indian", "romi")
+NUMBA_GAMES = ("indian", "basic", "romi")
 """The games ``backend="numba"`` plays."""
 
 
@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="measurements per figure (the median is shown)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 256], help="hands stepped together")
     parser.add_argument("--numba-sizes", type=int, nargs="+", default=[1, 64, 256, 1024],
-                        help="hands stepped together by the numba backend (Indian and römi)")
+                        help="hands stepped together by the numba backend (every game)")
     parser.add_argument("--backends", nargs="+", default=["python", "numba"], choices=["python", "numba"])
     parser.add_argument("--games", nargs="+", default=["indian", "basic", "romi"])
     args = parser.parse_args(argv)

@@ -1,13 +1,16 @@
 """The numba VectorGame against the Python one over many hands: the long form of
-``tests/test_vector_compiled.py``'s and ``tests/test_vector_compiled_romi.py``'s lockstep checks.
+``tests/test_vector_compiled.py``'s, ``tests/test_vector_compiled_basic.py``'s and
+``tests/test_vector_compiled_romi.py``'s lockstep checks.
 
-    python benchmarks/lockstep_vector.py [--games indian romi] [--steps 20000] [--envs 32]
+    python benchmarks/lockstep_vector.py [--games indian basic romi] [--steps 20000] [--envs 32]
                                          [--players 2 3 4 5 6]
 
 Indian, for each number of players: whole hands (stock rebuilt, stalemates, declarations from
 loaded hands), short hands cut off by the turn cap (G9), the wild joker (I2) and match mode (I8).
 Römi (2 to 4 players): whole hands with illegal actions refused and hands loaded mid-turn, the
 turn cap, match mode (R8), and a tiny look-ahead budget (masks written by the Python engine).
+Basic (2 to 4 players): whole hands with illegal actions refused and hands loaded mid-turn, the
+rummy bonus (B6), timid play that runs the stock out (G8), the turn cap (G9) and match mode.
 Every step both backends must agree on every buffer and result. Prints how the hands ended.
 """
 
@@ -23,7 +26,16 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from test_vector_compiled import lockstep  # noqa: E402
+from test_vector_compiled_basic import basic_lockstep  # noqa: E402
 from test_vector_compiled_romi import romi_lockstep  # noqa: E402
+
+BASIC_CASES = {
+    "whole hands": {"illegal_every": 41, "load_every": 37},
+    "rummy bonus": {"rummy_bonus": True, "greed": 3.0},
+    "timid (G8)": {"greed": -0.9},
+    "turn cap 30": {"max_turns": 30, "rows_every": 5},
+    "match, target 60": {"match": True, "match_target": 60, "max_hands": 5, "rummy_bonus": True},
+}
 
 ROMI_CASES = {
     "whole hands": {"illegal_every": 41, "load_every": 37},
@@ -42,29 +54,34 @@ CASES = {
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="lockstep_vector.py", description=__doc__.splitlines()[0])
-    parser.add_argument("--games", nargs="+", default=["indian", "romi"], choices=["indian", "romi"])
+    parser.add_argument("--games", nargs="+", default=["indian", "basic", "romi"],
+                        choices=["indian", "basic", "romi"])
     parser.add_argument("--steps", type=int, default=20000, help="steps per case")
     parser.add_argument("--envs", type=int, default=32, help="slots per VectorGame")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5, 6],
-                        help="numbers of players (römi plays those from 2 to 4)")
+                        help="numbers of players (Basic and römi play those from 2 to 4)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     total = 0
     for game in args.games:
         for players in args.players:
-            if game == "romi" and players > 4:
+            if game != "indian" and players > 4:
                 continue
-            for name, options in (CASES if game == "indian" else ROMI_CASES).items():
+            cases = {"indian": CASES, "basic": BASIC_CASES, "romi": ROMI_CASES}[game]
+            for name, options in cases.items():
                 start = time.perf_counter()
                 if game == "indian":
                     ended = lockstep(players, args.envs, args.steps, args.seed + players, loaded=args.envs // 4,
                                      look_every=499, **options)
+                elif game == "basic":
+                    ended = basic_lockstep(players, args.envs, args.steps, args.seed + players, look_every=499,
+                                           **options)
                 else:
                     ended = romi_lockstep(players, args.envs, args.steps, args.seed + players, look_every=499,
                                           **options)
                 hands = sum(ended[k] for k in ("declare", "out", "stalemate", "cut_off", "match"))
                 total += hands
-                outcomes = ", ".join(f"{k} {v}" for k, v in sorted(ended.items()) if k != "rebuilt")
+                outcomes = ", ".join(f"{k} {v}" for k, v in sorted(ended.items()) if k not in ("rebuilt", "layoff"))
                 print(f"{game} {players} players, {name:<18} {hands:>6} ended ({outcomes}) in "
                       f"{time.perf_counter() - start:.0f} s: identical", flush=True)
     print(f"{total} hands or matches, every step identical")

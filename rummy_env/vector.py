@@ -37,14 +37,15 @@ they are: the arena and the search agent's rollouts play fixed sets of hands thi
 slot whose hand is done waits instead of playing one nobody wants.
 
 Backends: ``backend="python"`` is the reference engine (``rummy_env.game``), for every game.
-``backend="numba"`` (Indian Rummy, 2 to 6 players, and römi, 2 to 4 players; hand and match mode;
-Basic Rummy is a ``ValueError``) steps all slots in compiled kernels (``rummy_env.compiled.indian``,
-``rummy_env.compiled.romi``) with the same deals, observations, masks, rewards and results for the
-same seeds and actions (``tests/test_vector_compiled.py`` and ``tests/test_vector_compiled_romi.py``
-step both in lockstep); its ``state(i)`` is a new ``GameState`` rebuilt from the arrays, and
-``load`` copies the state it is given. The first process compiles a game's kernels (Indian about
-7 CPU seconds, römi about 20) and caches them on disk; later processes load them in well under a
-second (``docs/env.md``, "Backends").
+``backend="numba"`` (every game: Indian Rummy, 2 to 6 players; Basic Rummy and römi, 2 to 4
+players; hand and match mode) steps all slots in compiled kernels (``rummy_env.compiled.indian``,
+``rummy_env.compiled.basic``, ``rummy_env.compiled.romi``) with the same deals, observations, masks,
+rewards and results for the same seeds and actions (``tests/test_vector_compiled.py``,
+``tests/test_vector_compiled_basic.py`` and ``tests/test_vector_compiled_romi.py`` step both in
+lockstep); its ``state(i)`` is a new ``GameState`` rebuilt from the arrays, and ``load`` copies the
+state it is given. The first process compiles a game's kernels (Indian about 7 CPU seconds, römi
+about 20; Basic's few own kernels call römi's) and caches them on disk; later processes load them
+in well under a second (``docs/env.md``, "Backends").
 """
 
 from __future__ import annotations

@@ -91,9 +91,10 @@ def test_sampled_actions_are_always_legal(game):
     assert np.isfinite(rollout.logp).all() and (rollout.logp <= 0).all()
 
 
-@pytest.mark.parametrize(("game", "players"), [("indian", 2), ("indian", 3), ("romi", 2), ("romi", 3)])
+@pytest.mark.parametrize(("game", "players"), [("indian", 2), ("indian", 3), ("basic", 2), ("romi", 2),
+                                                  ("romi", 3)])
 def test_numba_collection_matches_python(game, players):
-    """The trainer's default Indian and römi engine (``backend`` auto = numba) records the very
+    """The trainer's default Indian, Basic and römi engine (``backend`` auto = numba) records the very
     rollout the Python reference records: same observations, masks, actions, log-probabilities and
     shaped rewards, hands cut off at 40 turns (G9) so that many end and reset inside it."""
     python = _collector(game, players, max_turns=40).collect(1500)
@@ -104,13 +105,14 @@ def test_numba_collection_matches_python(game, players):
 
 
 def test_config_backend():
-    """auto picks numba for Indian and römi; numba for Basic is a config error naming the field."""
+    """auto picks numba for every game; python stays the reference when asked for."""
     assert vector_backend(make_config({"game": "indian"})) == "numba"
     assert vector_backend(make_config({"game": "romi"})) == "numba"
-    assert vector_backend(make_config({"game": "basic"})) == "python"
+    assert vector_backend(make_config({"game": "basic"})) == "numba"
+    assert vector_backend(make_config({"game": "basic", "backend": "numba"})) == "numba"
     assert vector_backend(make_config({"game": "indian", "backend": "python"})) == "python"
-    with pytest.raises(ConfigError, match="'backend': 'numba' plays indian and romi only, not 'basic'"):
-        make_config({"game": "basic", "backend": "numba"})
+    with pytest.raises(ConfigError, match="field 'backend'"):
+        make_config({"game": "basic", "backend": "jax"})
 
 
 def test_shaping_terms_add_up_to_the_potential_difference():

@@ -174,7 +174,3 @@ def test_refusals_name_the_rule():
         messages.append(str(err.value))
     assert messages[0] == messages[1] and "(R4)" in messages[0]
 
-
-def test_numba_backend_refuses_basic():
-    with pytest.raises(ValueError, match="backend='numba' plays game='indian' and game='romi' only, not game='basic'"):
-        VectorGame("basic", 2, 2, backend="numba")

@@ -57,8 +57,8 @@ class TrainConfig:
     time_limit_minutes: float = _f(0.0, "stop PPO after this many minutes of wall time (0: no limit)", low=0.0)
     num_envs: int = _f(64, "hands stepped together in each collecting process", low=1)
     num_workers: int = _f(2, "collecting processes (0: collect in the training process)", low=0, high=64)
-    backend: str = _f("auto", "engine of the collecting loop (rummy_env.vector): auto is numba for Indian Rummy "
-                      "and römi and python for Basic; numba plays Indian and römi", choices=("auto", *BACKENDS))
+    backend: str = _f("auto", "engine of the collecting loop (rummy_env.vector): auto is numba for every game "
+                      "(Indian Rummy, Basic Rummy, römi); python is the reference engine", choices=("auto", *BACKENDS))
     torch_threads: int = _f(1, "torch threads per collecting process (on a busy 2-core machine, 1 is fastest)", low=1)
     learner_threads: int = _f(1, "torch threads of the training process while it clones and updates (2 can "
                               "help on an idle 2-core machine; on a busy one it is several times slower)", low=1)

@@ -708,9 +708,10 @@ def write_observation(out, row, seat, lay, scales, inv_target, hands, known, dis
         out[at + c] = rest[row, c]
     if sc[TAKEN] != -1:
         out[lay[L_TAKEN] + sc[TAKEN]] = 1.0
-    if sc[OWED] != -1:
-        out[lay[L_MUST] + sc[OWED]] = 1.0
-    out[lay[L_MUST] + JOKER] = sc[OWED_JOKERS]
+    if lay[L_MUST] >= 0:  # a game without owed cards (Basic) has no ``must_place`` plane
+        if sc[OWED] != -1:
+            out[lay[L_MUST] + sc[OWED]] = 1.0
+        out[lay[L_MUST] + JOKER] = sc[OWED_JOKERS]
     if sc[CUT] != -1:
         out[lay[L_CUT] + sc[CUT]] = 1.0
     cards_at = lay[L_TABLE_CARDS]
@@ -1078,11 +1079,7 @@ class RomiCore:
 
     def __init__(self, rules: RuleSet, num_envs: int, observations: np.ndarray, action_masks: np.ndarray,
                  to_act: np.ndarray, match_mode: bool):
-        if rules.game != "romi":
-            raise ValueError(f"RomiCore plays römi, not {rules.game!r}")
-        if rules.ace_high is not True or rules.max_jokers != 2 or rules.printed_jokers != 2 or rules.decks != 2:
-            raise ValueError("RomiCore expects römi's meld rules (R1, R3): two decks, two jokers, ace high, "
-                             "at most 2 jokers a meld")
+        self._check_rules(rules)
         self.rules = rules
         n, size = rules.num_players, num_envs
         deck = NUM_NATURAL * rules.decks + rules.printed_jokers
@@ -1090,7 +1087,7 @@ class RomiCore:
         history = min(16 * rules.max_turns + 64, HISTORY_LIMIT)
         lay = np.zeros(25, np.int64)
         for index, name in _PLANES:
-            lay[index] = layout[name].start
+            lay[index] = layout[name].start if name in layout else -1  # -1: a plane the game lacks
         lay[L_PLAYERS] = n
         lay[L_CAP] = discard_cap(rules.decks, rules.printed_jokers)
         lay[L_MAX_TURNS] = rules.max_turns
@@ -1129,6 +1126,14 @@ class RomiCore:
         self.to_act = to_act
         self.engine_masks = 0
         """Masks written by the Python engine because a look-ahead ran out of budget (a count)."""
+
+    @staticmethod
+    def _check_rules(rules: RuleSet) -> None:
+        if rules.game != "romi":
+            raise ValueError(f"RomiCore plays römi, not {rules.game!r}")
+        if rules.ace_high is not True or rules.max_jokers != 2 or rules.printed_jokers != 2 or rules.decks != 2:
+            raise ValueError("RomiCore expects römi's meld rules (R1, R3): two decks, two jokers, ace high, "
+                             "at most 2 jokers a meld")
 
     @property
     def search_budget(self) -> int:

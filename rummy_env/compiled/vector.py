@@ -1,14 +1,15 @@
-"""``VectorGame(backend="numba")``: the same interface, Indian Rummy and römi stepped by compiled kernels.
+"""``VectorGame(backend="numba")``: the same interface, every game stepped by compiled kernels.
 
 ``VectorGame.__new__`` hands out a ``CompiledVectorGame`` when asked for the numba backend. It
 keeps ``VectorGame``'s buffers, checks, rewards and match bookkeeping (``_end_hand``, ``load``'s
 checks, ``Match``) and replaces the per-slot Python engine with the arrays of the game's core
-(``rummy_env.compiled.indian.IndianCore``, ``rummy_env.compiled.romi.RomiCore``; ``CORES``).
+(``rummy_env.compiled.indian.IndianCore``, ``rummy_env.compiled.basic.BasicCore`` — a thin layer
+on römi's arrays and kernels — and ``rummy_env.compiled.romi.RomiCore``; ``CORES``).
 Differences a caller can see:
 
 * ``state(i)`` rebuilds a new ``GameState`` from the arrays (``GameState.from_dict``) on each
   call: changing it changes nothing in the slot. Hands longer than the core's ``HISTORY_LIMIT``
-  moves (Indian: a ``max_turns`` above 4095; römi: a hand of more than 8192 moves) keep no full
+  moves (Indian: a ``max_turns`` above 4095; Basic and römi: a hand of more than 8192 moves) keep no full
   history and have no ``state``.
 * ``load(i, state)`` copies the state into the slot instead of playing the object itself.
 """
@@ -36,7 +37,13 @@ def _romi_core():
     return RomiCore
 
 
-CORES = {"indian": _indian_core, "romi": _romi_core}
+def _basic_core():
+    from .basic import BasicCore
+
+    return BasicCore
+
+
+CORES = {"indian": _indian_core, "basic": _basic_core, "romi": _romi_core}
 """Game -> the compiled core that plays it (imported when first asked for)."""
 
 COMPILED_GAMES = tuple(CORES)
@@ -56,12 +63,12 @@ class _Ended:
 
 
 class CompiledVectorGame(VectorGame):
-    """``VectorGame`` for Indian Rummy or römi on a numba core; see the module docstring."""
+    """``VectorGame`` for Indian Rummy, Basic Rummy or römi on a numba core; see the module docstring."""
 
     def _init_slots(self) -> None:
         if self.game not in CORES:
-            raise ValueError(f"backend='numba' plays game='indian' and game='romi' only, not game={self.game!r}: "
-                             f"use backend='python' for {self.name}")
+            raise ValueError(f"backend='numba' plays game=" + ", game=".join(repr(g) for g in CORES)
+                             + f" only, not game={self.game!r}: use backend='python' for {self.name}")
         n = self.num_envs
         core = CORES[self.game]()
         self._core = core(self.rules, n, self.observations, self.action_masks, self.to_act, self.match_mode)
