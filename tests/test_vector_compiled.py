@@ -25,18 +25,7 @@ from rummy_env.game import GameState
 from rummy_env.match import Match
 from rummy_env.ruleset import make_ruleset
 from rummy_env.vector import BACKENDS, IllegalActionError, VectorGame
-
-BUFFERS = ("observations", "action_masks", "to_act", "rewards", "terminated", "truncated")
-
-
-def _assert_same(python: VectorGame, numba: VectorGame, where: str) -> None:
-    for name in BUFFERS:
-        a, b = getattr(python, name), getattr(numba, name)
-        if not np.array_equal(a, b):
-            rows = np.flatnonzero((a != b).reshape(len(a), -1).any(axis=1))
-            raise AssertionError(f"{where}: {name} differ in rows {rows.tolist()}")
-    assert python.results == numba.results, where
-
+from vector_lockstep import assert_same
 
 def _actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A random legal action per row, a declaration whenever one is legal (I5)."""
@@ -59,7 +48,7 @@ def lockstep(players: int, num_envs: int, steps: int, seed: int, *, loaded: int 
         python.load(i, state.clone(), match)
         numba.load(i, state.clone(), None if match is None else _copy_match(match))
     ended: Counter = Counter()
-    _assert_same(python, numba, "after reset")
+    assert_same(python, numba, "after reset")
     rebuilt_at = layout_for(python.rules).slices["stock_rebuilt"].start
     for step in range(steps):
         actions = _actions(python.action_masks, rng)
@@ -70,7 +59,7 @@ def lockstep(players: int, num_envs: int, steps: int, seed: int, *, loaded: int 
         else:
             python.step(actions)
             numba.step(actions)
-        _assert_same(python, numba, f"step {step}")
+        assert_same(python, numba, f"step {step}")
         ended.update(r.outcome for r in python.results if r is not None)
         ended["rebuilt"] += bool(python.observations[:, rebuilt_at].any())
         if step % look_every == 0:

@@ -21,43 +21,13 @@ from hypothesis import strategies as st
 from rummy_env.encoding import BASIC_MELD_BASE, BASIC_PLACE_BASE
 from rummy_env.game import PHASE_PLAY, GameState
 from rummy_env.vector import IllegalActionError, VectorGame
-
-BUFFERS = ("observations", "action_masks", "to_act", "rewards", "terminated", "truncated")
-
-
-def _assert_same(python: VectorGame, numba: VectorGame, where: str) -> None:
-    for name in BUFFERS:
-        a, b = getattr(python, name), getattr(numba, name)
-        if not np.array_equal(a, b):
-            rows = np.flatnonzero((a != b).reshape(len(a), -1).any(axis=1))
-            raise AssertionError(f"{where}: {name} differ in rows {rows.tolist()}")
-    assert python.results == numba.results, where
-
+from vector_lockstep import assert_same, refuse_both
 
 def _actions(masks: np.ndarray, rng: np.random.Generator, greed: float = 1.0) -> np.ndarray:
     """A random legal action per row; melds and lay-offs weighted up by ``greed``."""
     weights = rng.random(masks.shape) + masks
     weights[:, BASIC_MELD_BASE:] += greed * masks[:, BASIC_MELD_BASE:]
     return np.argmax(weights * (masks > 0), axis=1).astype(np.int64)
-
-
-def _refuse_both(python: VectorGame, numba: VectorGame, actions: np.ndarray, rng: np.random.Generator) -> bool:
-    """Send one row an action its mask forbids (now and then one out of range): both backends
-    refuse it with the same message and change no buffer."""
-    row = int(rng.integers(len(actions)))
-    forbidden = np.flatnonzero(python.action_masks[row] == 0)
-    bad = actions.copy()
-    bad[row] = int(forbidden[rng.integers(forbidden.size)]) if rng.random() < 0.9 else python.num_actions
-    before = {name: getattr(numba, name).copy() for name in BUFFERS}
-    messages = []
-    for vector in (python, numba):
-        with pytest.raises(IllegalActionError) as err:
-            vector.step(bad)
-        messages.append(str(err.value))
-    assert messages[0] == messages[1]
-    for name in BUFFERS:
-        np.testing.assert_array_equal(getattr(numba, name), before[name])
-    return True
 
 
 def basic_lockstep(players: int, num_envs: int, steps: int, seed: int, *, look_every: int = 53,
@@ -73,11 +43,11 @@ def basic_lockstep(players: int, num_envs: int, steps: int, seed: int, *, look_e
     numba.reset(seed)
     rng = np.random.default_rng(seed)
     counts: Counter = Counter()
-    _assert_same(python, numba, "after reset")
+    assert_same(python, numba, "after reset")
     for step in range(steps):
         actions = _actions(python.action_masks, rng, greed)
         if illegal_every and step % illegal_every == 0:
-            counts["refused"] += _refuse_both(python, numba, actions, rng)
+            counts["refused"] += refuse_both(python, numba, actions, rng, out_of_range=0.1)
         if load_every and step % load_every == 0 and not python.match_mode:
             source, target = (int(x) for x in rng.integers(num_envs, size=2))
             state = python.state(source)
@@ -86,7 +56,7 @@ def basic_lockstep(players: int, num_envs: int, steps: int, seed: int, *, look_e
                 numba.load(target, state.clone())
                 actions = _actions(python.action_masks, rng, greed)
                 counts["loaded"] += 1
-                _assert_same(python, numba, f"load at step {step}")
+                assert_same(python, numba, f"load at step {step}")
         counts["layoff"] += int(np.count_nonzero(actions >= BASIC_PLACE_BASE))
         laid = numba._core.has_laid.copy()  # who had laid before this turn (B6)
         seats = python.to_act.copy()
@@ -97,7 +67,7 @@ def basic_lockstep(players: int, num_envs: int, steps: int, seed: int, *, look_e
         else:
             python.step(actions)
             numba.step(actions)
-        _assert_same(python, numba, f"step {step}")
+        assert_same(python, numba, f"step {step}")
         counts.update(r.outcome for r in python.results if r is not None)
         for i, r in enumerate(python.results):
             if r is not None and r.outcome == "out":
@@ -158,7 +128,7 @@ def test_rummy_bonus_doubles_the_payments(seed):
     for vector in (python, numba):
         vector.reset(seed)
         vector.load(0, state.clone())
-    _assert_same(python, numba, "after load")
+    assert_same(python, numba, "after load")
     loser = sum(state.rules.values[c] * k for c, k in enumerate(state.hands[1]))
     for step in range(20):
         masks = python.action_masks[0]
@@ -166,7 +136,7 @@ def test_rummy_bonus_doubles_the_payments(seed):
         action = int(plays[0]) if plays.size else int(np.flatnonzero(masks)[-1]) if not masks[0] else 0
         python.step(np.array([action]))
         numba.step(np.array([action]))
-        _assert_same(python, numba, f"step {step}")
+        assert_same(python, numba, f"step {step}")
         if python.results[0] is not None:
             break
     result = python.results[0]

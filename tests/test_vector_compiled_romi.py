@@ -21,43 +21,13 @@ from hypothesis import strategies as st
 from rummy_env.encoding import ROMI_TAKE_CUT_ACTION, layout_for
 from rummy_env.game import PHASE_PLAY
 from rummy_env.vector import IllegalActionError, VectorGame
-
-BUFFERS = ("observations", "action_masks", "to_act", "rewards", "terminated", "truncated")
-
-
-def _assert_same(python: VectorGame, numba: VectorGame, where: str) -> None:
-    for name in BUFFERS:
-        a, b = getattr(python, name), getattr(numba, name)
-        if not np.array_equal(a, b):
-            rows = np.flatnonzero((a != b).reshape(len(a), -1).any(axis=1))
-            raise AssertionError(f"{where}: {name} differ in rows {rows.tolist()}")
-    assert python.results == numba.results, where
-
+from vector_lockstep import assert_same, refuse_both
 
 def _actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A random legal action per row; the cut card (R4) whenever it is legal."""
     weights = rng.random(masks.shape) + masks
     weights[:, ROMI_TAKE_CUT_ACTION] += 2 * masks[:, ROMI_TAKE_CUT_ACTION]
     return np.argmax(weights * (masks > 0), axis=1).astype(np.int64)
-
-
-def _refuse_both(python: VectorGame, numba: VectorGame, actions: np.ndarray, rng: np.random.Generator) -> bool:
-    """Send one row an action its mask forbids: both backends refuse it with the same message and
-    change no buffer. False when the row had no forbidden action to try."""
-    row = int(rng.integers(len(actions)))
-    forbidden = np.flatnonzero(python.action_masks[row] == 0)
-    bad = actions.copy()
-    bad[row] = int(forbidden[rng.integers(forbidden.size)])
-    before = {name: getattr(numba, name).copy() for name in BUFFERS}
-    messages = []
-    for vector in (python, numba):
-        with pytest.raises(IllegalActionError) as err:
-            vector.step(bad)
-        messages.append(str(err.value))
-    assert messages[0] == messages[1]
-    for name in BUFFERS:
-        np.testing.assert_array_equal(getattr(numba, name), before[name])
-    return True
 
 
 def romi_lockstep(players: int, num_envs: int, steps: int, seed: int, *, look_every: int = 53,
@@ -75,12 +45,12 @@ def romi_lockstep(players: int, num_envs: int, steps: int, seed: int, *, look_ev
     numba.reset(seed)
     rng = np.random.default_rng(seed)
     counts: Counter = Counter()
-    _assert_same(python, numba, "after reset")
+    assert_same(python, numba, "after reset")
     must = layout_for(python.rules).slices["must_place"]
     for step in range(steps):
         actions = _actions(python.action_masks, rng)
         if illegal_every and step % illegal_every == 0:
-            counts["refused"] += _refuse_both(python, numba, actions, rng)
+            counts["refused"] += refuse_both(python, numba, actions, rng)
         if load_every and step % load_every == 0 and not python.match_mode:
             source, target = (int(x) for x in rng.integers(num_envs, size=2))
             state = python.state(source)
@@ -89,7 +59,7 @@ def romi_lockstep(players: int, num_envs: int, steps: int, seed: int, *, look_ev
                 numba.load(target, state.clone())
                 actions = _actions(python.action_masks, rng)
                 counts["loaded"] += 1
-                _assert_same(python, numba, f"load at step {step}")
+                assert_same(python, numba, f"load at step {step}")
         counts["cut"] += int(np.count_nonzero(actions == ROMI_TAKE_CUT_ACTION))
         if rows_every and step % rows_every == 0:
             rows = rng.permutation(num_envs)[:max(1, num_envs // 2)]
@@ -98,7 +68,7 @@ def romi_lockstep(players: int, num_envs: int, steps: int, seed: int, *, look_ev
         else:
             python.step(actions)
             numba.step(actions)
-        _assert_same(python, numba, f"step {step}")
+        assert_same(python, numba, f"step {step}")
         counts.update(r.outcome for r in python.results if r is not None)
         counts["owed"] += bool(python.observations[:, must].any())
         if step % look_every == 0:
