@@ -85,6 +85,10 @@ class MaskedActorCritic(nn.Module):
         """What rebuilds this network (stored in checkpoints)."""
         return {"kind": self.kind, "hidden": list(self.hidden), "activation": self.activation}
 
+    def value_parameters(self) -> list[nn.Parameter]:
+        """The value head's own parameters (what a value warm-up trains, leaving the policy as it is)."""
+        return list(self.value_head.parameters())
+
     def forward(self, observations: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(masked logits, values) for a batch of observations and their action masks."""
         features = self.body(observations)

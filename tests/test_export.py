@@ -150,26 +150,26 @@ def test_export_is_generic_over_the_network(tmp_path):
     assert agent.act_batch(observations, masks).tolist() == want.tolist()
 
 
-def test_card_aware_network_exports_when_present(tmp_path):
-    networks = pytest.importorskip("agents.networks")
-    if not hasattr(networks, "CardActorCritic"):
-        pytest.skip("agents.networks has no CardActorCritic yet")
+@pytest.mark.parametrize("layout", [1, 2])
+def test_card_aware_network_exports(tmp_path, layout):
+    from agents import networks
+
     torch.manual_seed(0)
-    model = networks.CardActorCritic("romi", 2).eval()
+    model = networks.CardActorCritic("romi", 2, layout=layout).eval()
+    if layout == 2:
+        with torch.no_grad():
+            model.card_embedding.normal_()
     meta = {"game": "romi", "num_players": 2, "observation_size": observation_size("romi", 2),
-            "num_actions": num_actions("romi"), "model": {"kind": "card"}, "config": {}}
+            "num_actions": num_actions("romi"), "model": model.model_config, "config": {}}
     path, sidecar = export_model(model, meta, tmp_path / "card.onnx", "onnx")
     assert json.loads(sidecar.read_text())["check"]["max_abs_difference"] <= TOLERANCE
-    import agents.policy
-
-    if hasattr(agents.policy, "build_network"):  # checkpoints that hold the card-aware network
-        checkpoint = save_checkpoint(tmp_path / "card.pt", model, "romi", 2, {})
-        for fmt in ("onnx", "torchscript"):
-            exported, _ = export_policy(checkpoint, fmt)
-            observations, masks = sample_inputs(meta["observation_size"], meta["num_actions"], 1, seed=4)
-            want = torch_outputs(model, observations, masks)
-            got = exported_outputs(exported, fmt, observations, masks)
-            assert max(float(np.max(np.abs(w - g))) for w, g in zip(want, got)) <= TOLERANCE
+    checkpoint = save_checkpoint(tmp_path / "card.pt", model, "romi", 2, {})  # a checkpoint of the card network
+    for fmt in ("onnx", "torchscript"):
+        exported, _ = export_policy(checkpoint, fmt)
+        observations, masks = sample_inputs(meta["observation_size"], meta["num_actions"], 1, seed=4)
+        want = torch_outputs(model, observations, masks)
+        got = exported_outputs(exported, fmt, observations, masks)
+        assert max(float(np.max(np.abs(w - g))) for w, g in zip(want, got)) <= TOLERANCE
 
 
 def test_onnx_agent_plays_the_same_actions_as_the_torch_policy(tmp_path, indian_onnx):

@@ -11,12 +11,13 @@ from rummy_env.encoding import action_layout, observation_layout, observation_si
 from rummy_env.vector import VectorGame
 
 
+@pytest.mark.parametrize("layout", [1, 2])
 @pytest.mark.parametrize(("game", "players"), [("indian", 2), ("indian", 6), ("basic", 2), ("basic", 4),
                                                 ("romi", 2), ("romi", 3)])
-def test_logits_cover_the_action_space_and_respect_the_mask(game, players):
+def test_logits_cover_the_action_space_and_respect_the_mask(game, players, layout):
     vector = VectorGame(game, 5, players, seed=2)
     observations, masks, _ = vector.reset(2)
-    model = CardActorCritic(game, players, channels=8, global_size=16)
+    model = CardActorCritic(game, players, channels=8, global_size=16, layout=layout, rank=4)
     logits, values = model(torch.from_numpy(observations), torch.from_numpy(masks))
     assert logits.shape == (5, action_layout(game).num_actions) and values.shape == (5,)
     assert model.observation_size == observation_size(game, players)
@@ -25,11 +26,15 @@ def test_logits_cover_the_action_space_and_respect_the_mask(game, players):
     assert bool(torch.isfinite(logits[torch.from_numpy(masks) == 1]).all())
 
 
-def test_discard_logit_is_read_from_that_cards_features():
+@pytest.mark.parametrize("layout", [{}, {"layout": 2, "rank": 4}])
+def test_discard_logit_is_read_from_that_cards_features(layout):
     """The logit of "discard c" changes with card c's hand entry far more than with a card that is
     neither its run nor its set neighbour (the per-card sharing of the card network)."""
     torch.manual_seed(0)
-    model = build_network("indian", 2, {"kind": "card", "channels": 16, "global_size": 32})
+    model = build_network("indian", 2, {"kind": "card", "channels": 16, "global_size": 32} | layout)
+    if layout:  # a fresh card embedding is zero: give the cards features of their own, as training does
+        with torch.no_grad():
+            model.card_embedding.normal_()
     hand = observation_layout("indian", 2)["hand"]
     observation = torch.zeros(1, observation_size("indian", 2), requires_grad=True)
     mask = torch.ones(1, action_layout("indian").num_actions, dtype=torch.int8)
@@ -40,3 +45,31 @@ def test_discard_logit_is_read_from_that_cards_features():
     six_of_clubs = 3 * 13 + 5  # another suit, a rank 6 away: no run or set relation
     assert gradient[king_of_hearts] > 0
     assert gradient[six_of_clubs] < gradient[king_of_hearts]
+
+
+def test_layouts_are_told_apart_by_the_model_config():
+    """A checkpoint's model config names layout 2 (and its rank); one without a layout is layout 1,
+    as every checkpoint written before layout 2 existed, and rebuilds as such."""
+    new = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4})
+    assert new.model_config == {"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4}
+    old = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16})
+    assert old.model_config == {"kind": "card", "channels": 8, "global_size": 16} and old.layout == 1
+    assert set(new.state_dict()) != set(old.state_dict())
+    with pytest.raises(ValueError, match="layout 3"):
+        build_network("indian", 2, {"kind": "card", "layout": 3})
+
+
+@pytest.mark.parametrize("kind", [{"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4},
+                                  {"kind": "mlp", "hidden": [16]}])
+def test_value_parameters_are_the_value_heads_alone(kind):
+    """What a value warm-up trains: changing them moves the value and no logit."""
+    model = build_network("basic", 2, kind)
+    vector = VectorGame("basic", 3, 2, seed=1)
+    observations, masks, _ = vector.reset(1)
+    obs, msk = torch.from_numpy(observations), torch.from_numpy(masks)
+    with torch.no_grad():
+        logits, values = model(obs, msk)
+        for p in model.value_parameters():
+            p.add_(0.1)
+        logits_after, values_after = model(obs, msk)
+    assert torch.equal(logits, logits_after) and not torch.equal(values, values_after)

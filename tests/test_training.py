@@ -149,34 +149,132 @@ class HighestLegal(Agent):
         return int(np.flatnonzero(action_mask)[-1])
 
 
-def test_cloning_fits_a_planted_teacher(tmp_path):
+class _Writer:
+    def add_scalar(self, *args):
+        pass
+
+
+def _local_station(monkeypatch, config, teacher: Agent | None = None):
+    """The trainer's in-process station and learning for ``config`` (``num_workers`` 0), with
+    ``teacher`` standing in for whatever ``bc_teacher`` names."""
+    from agents.training import workers
+
+    if teacher is not None:
+        monkeypatch.setattr(workers.Station, "_agent", lambda self, spec, seed: teacher)
+    stations = workers.Stations(trainer_module.to_dict(config), trainer_module.model_config(config))
+    return stations, workers.WorkerLearning(stations)
+
+
+def test_cloning_fits_a_planted_teacher(tmp_path, monkeypatch):
     """Cloning learns a simple teacher's rule well above chance on held-out decisions."""
     config = make_config({"run_dir": str(tmp_path), "bc_decisions": 3000, "bc_epochs": 12, "num_workers": 0,
                           "num_envs": 16, "progress": False, "bc_learning_rate": 3e-3})
     run = trainer_module.Run(config, tmp_path)
-
-    class Teach:
-        def collect(self, state_dict, target, teacher=None):
-            collector = Collector("indian", 2, 16, 5, run.model, 0.01, 0.995, True, 1.0)
-            return collector.collect(target, HighestLegal("indian", 2))
-
-        def reseed(self, seed):
-            pass
-
-    class Writer:
-        def add_scalar(self, *args):
-            pass
-
-    report = trainer_module.clone_teacher(run, Teach(), Writer(), lambda *_: None)
+    stations, learning = _local_station(monkeypatch, config, HighestLegal("indian", 2))
+    learning.load(run.model.state_dict(), None)
+    report = trainer_module.clone_teacher(run, learning, stations, _Writer(), lambda *_: None,
+                                          trainer_module._progress_factory(False))
     assert report["accuracy"] >= 0.9, report
     assert report["accuracy_discard"] >= 0.8, report
+
+
+def test_teacher_hands_are_played_to_their_end():
+    """Cloning data has no chain cut by the end of the recording: every decision's chain reaches
+    the hand's result (its value target is a true return, nothing to bootstrap)."""
+    collector = _collector("indian", max_turns=60)
+    for target in (50, 333):
+        data = collector.collect(target, HighestLegal("indian", 2))
+        assert len(data) >= target
+        ends = np.flatnonzero(data.next_index < 0)
+        assert data.done[ends].all(), f"{(~data.done[ends]).sum()} chains cut"
+        assert not data.bootstrap.any()
+
+
+def test_the_first_hands_after_a_reseed_follow_the_pool():
+    """The hands dealt right after a (re)seed are against the configured mix, not all self-play:
+    with pool_self_fraction 0.2, about a fifth of 400 slots (binomial sd 2 points) play themselves."""
+    from agents.training.workers import Station
+
+    config = trainer_module.to_dict(make_config({"num_envs": 400, "num_workers": 0}))
+    station = Station(config, {"kind": "mlp", "hidden": [8]}, 0)
+    pool = trainer_module.OpponentPool(0.2, 0.4, True, 4, 2.0)
+    names, probs = pool.probabilities()
+    station.pool_update(names, [float(p) for p in probs], {})
+    for seed in (1, 2):
+        station.reseed(seed)
+        share = station.collector.opponent.count("self") / 400
+        assert abs(share - 0.2) < 0.08, share
+        assert station.collector.opponent.count("rule") > 0.3 * 400 * 0.8
+
+
+def test_an_opponent_leaving_the_pool_finishes_its_hands():
+    """A snapshot that leaves the pool while hands are being played against it stays until they
+    end: the next collection neither fails nor drops those hands."""
+    collector = _collector("indian")
+    snapshot = build_network("indian", 2, {"kind": "mlp", "hidden": [16]}).eval()
+    collector.set_pool(["snapshot-2"], [1.0], {"snapshot-2": snapshot})
+    for i in range(collector.venv.num_envs):
+        collector._deal_opponent(i)
+    collector.collect(40)  # hands in progress, every one against snapshot-2
+    assert collector.opponent.count("snapshot-2") == collector.venv.num_envs
+    collector.set_pool(["self"], [1.0], {})
+    later = collector.collect(3000)
+    assert any(hand[0] == "snapshot-2" for hand in later.hands)
+    assert "snapshot-2" not in collector.opponent
+    collector.set_pool(["self"], [1.0], {})
+    assert "snapshot-2" not in collector.opponents  # released once no hand needs it
+
+
+def test_value_warmup_leaves_every_policy_output_unchanged():
+    """A warm-up update trains the value head alone: logits bit for bit the same, values moved."""
+    from agents.training.learner import Learner
+
+    collector = _collector("indian")
+    rollout = collector.collect(600)
+    settings = trainer_module.ppo_settings(make_config({"value_warmup_updates": 1, "learning_rate": 1e-2}), 0, 10)
+    assert settings.value_only
+    learner = Learner(collector.model, 1e-2)
+    obs, masks = torch.from_numpy(rollout.observations[:64]), torch.from_numpy(rollout.masks[:64])
+    with torch.no_grad():
+        logits_before, values_before = collector.model(obs, masks)
+    learner.ppo_update(rollout, settings)
+    with torch.no_grad():
+        logits_after, values_after = collector.model(obs, masks)
+    assert torch.equal(logits_before, logits_after)
+    assert not torch.equal(values_before, values_after)
+    settings.value_only = False
+    learner.ppo_update(rollout, settings)
+    with torch.no_grad():
+        assert not torch.equal(collector.model(obs, masks)[0], logits_before)  # a real update does move it
+
+
+def test_minibatches_are_near_equal():
+    """Every PPO minibatch has the same size to within one decision (no tiny last one)."""
+    from agents.training.learner import Learner
+
+    collector = _collector("indian", network="mlp")
+    rollout = collector.collect(1000)
+    sizes = []
+    original = collector.model.forward
+
+    def spy(obs, masks):
+        sizes.append(len(obs))
+        return original(obs, masks)
+
+    collector.model.forward = spy
+    settings = trainer_module.ppo_settings(make_config({"value_warmup_updates": 0, "minibatch_size": 300,
+                                                        "rollout_size": 1000, "update_epochs": 1,
+                                                        "target_kl": 0.0}), 0, 10)
+    Learner(collector.model, 1e-3).ppo_update(rollout, settings)
+    assert len(sizes) == 4 and max(sizes) - min(sizes) <= 1 and sum(sizes) == len(rollout)
 
 
 # ----------------------------------------------------------------------------- whole runs
 
 TINY = {"total_steps": 2048, "rollout_size": 512, "minibatch_size": 128, "num_envs": 8, "num_workers": 0,
         "bc_decisions": 400, "bc_epochs": 1, "eval_every": 2, "eval_deals": 2, "final_eval_deals": 2,
-        "checkpoint_every": 2, "channels": 8, "global_size": 16, "progress": False, "pool_snapshot_every": 2}
+        "checkpoint_every": 2, "channels": 8, "global_size": 16, "progress": False, "pool_snapshot_every": 2,
+        "pool_max_snapshots": 1, "eval_opponents": ["random", "rule"]}
 
 
 def _scalars(run_dir) -> dict[str, list[float]]:
@@ -231,7 +329,9 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
     assert _losses(first) == _losses(again) and len(_losses(first)) == 4
 
     interrupted = tmp_path / "interrupted"
-    original = trainer_module.ppo_update
+    from agents.training.workers import WorkerLearning
+
+    original = WorkerLearning.update
     calls = []
 
     def stop_on_third(*args, **kwargs):
@@ -240,10 +340,10 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
             raise KeyboardInterrupt
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(trainer_module, "ppo_update", stop_on_third)
+    monkeypatch.setattr(WorkerLearning, "update", stop_on_third)
     with pytest.raises(KeyboardInterrupt):
         train(make_config(settings | {"run_dir": str(interrupted)}), log=lambda *_: None)
-    monkeypatch.setattr(trainer_module, "ppo_update", original)
+    monkeypatch.setattr(WorkerLearning, "update", original)
     assert len(_losses(interrupted)) == 2
     assert cli_main(["--resume", str(interrupted)]) == 0
     assert _losses(interrupted) == _losses(first)
@@ -264,10 +364,61 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
     ({"bc_teacher": "rule:hold_until=3"}, r"field 'bc_teacher': .*unknown setting 'hold_until=3'"),  # Indian: no table
     ({"game": "romi", "bc_teacher": "teacher"}, r"field 'bc_teacher': unknown agent spec 'teacher'"),
     ({"learning_rate": float("nan")}, r"not a finite number"),
+    ({"total_steps": 16384, "rollout_size": 8192, "pool_max_snapshots": 3}, r"field 'pool_max_snapshots' \(3\) is more"),
+    ({"minibatch_size": 8, "rollout_size": 64, "num_workers": 9}, r"field 'minibatch_size' \(8\) is smaller"),
+    ({"device": "tpu"}, r"field 'device': 'tpu': expected one of auto, cpu, cuda"),
+    ({"card_layout": 3}, r"field 'card_layout': 3: expected one of 1, 2"),
 ])
 def test_config_errors_name_the_field(values, message):
     with pytest.raises(ConfigError, match=message):
         make_config(values)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is here")
+def test_cuda_without_a_gpu_is_refused_before_training():
+    with pytest.raises(ConfigError, match=r"field 'device': 'cuda', but torch sees no GPU"):
+        make_config({"device": "cuda"})
+    assert trainer_module.resolve_device(make_config({"device": "auto"})).type == "cpu"
+
+
+def test_a_snapshot_leaving_mid_hand_does_not_stop_the_run(tmp_path):
+    """Checkpoints every 3 updates, a snapshot every 2, one kept: snapshots leave the pool while
+    hands against them are still running (rollouts of 256 decisions are shorter than a hand's
+    collection across 8 slots), and the run completes."""
+    settings = TINY | {"total_steps": 256 * 9, "rollout_size": 256, "minibatch_size": 64, "checkpoint_every": 3,
+                       "pool_snapshot_every": 2, "pool_max_snapshots": 1, "pool_self_fraction": 0.0,
+                       "pool_rule_min": 0.0, "pool_random": False, "bc_warm_start": False, "eval_every": 0,
+                       "run_dir": str(tmp_path / "run")}
+    results = train(make_config(settings), log=lambda *_: None)
+    assert results["updates"] == 9
+    pool = torch.load(tmp_path / "run" / "checkpoint.pt", weights_only=True)["training_state"]["pool"]
+    assert pool["snapshots"] == ["snapshot-8"]
+
+
+@pytest.mark.slow
+def test_two_learning_processes_stay_identical_and_reproducible(tmp_path):
+    """DD-PPO: two collecting processes average their gradients, so their replicas stay equal;
+    the same seed gives the same losses again."""
+    from agents.training import workers
+
+    settings = TINY | {"num_workers": 2, "bc_warm_start": False, "eval_every": 0, "total_steps": 1024,
+                       "value_warmup_updates": 0}
+    config = make_config(settings | {"run_dir": str(tmp_path / "a")})
+    stations = workers.Stations(trainer_module.to_dict(config), trainer_module.model_config(config))
+    try:
+        learning = workers.WorkerLearning(stations)
+        learning.load(trainer_module.Run(config, tmp_path / "a").model.state_dict(), None)
+        stations.reseed(1)
+        learning.collect(512)
+        learning.update(trainer_module.ppo_settings(config, 0, 2))
+        replicas = stations._all("get_state")
+        for name, tensor in replicas[0]["model"].items():
+            assert torch.equal(tensor, replicas[1]["model"][name]), name
+    finally:
+        stations.close()
+    train(make_config(settings | {"run_dir": str(tmp_path / "b")}), log=lambda *_: None)
+    train(make_config(settings | {"run_dir": str(tmp_path / "c")}), log=lambda *_: None)
+    assert _losses(tmp_path / "b") == _losses(tmp_path / "c")
 
 
 def test_cli_reports_config_errors_before_training(tmp_path, capsys):
@@ -290,9 +441,18 @@ def test_resume_from_a_corrupt_checkpoint_names_it(tmp_path, capsys):
     train(make_config(TINY | {"run_dir": str(run_dir), "total_steps": 512, "bc_warm_start": False,
                               "eval_every": 0}), log=lambda *_: None)
     checkpoint = run_dir / "checkpoint.pt"
-    data = bytearray(checkpoint.read_bytes())
-    data[len(data) // 2] ^= 0xFF
+    import zipfile
+
+    with zipfile.ZipFile(checkpoint) as archive:  # flip a byte inside the largest stored tensor
+        member = max(archive.infolist(), key=lambda info: info.compress_size)
+        start = member.header_offset + 30 + len(member.filename.encode()) + len(member.extra)
+    intact = checkpoint.read_bytes()
+    data = bytearray(intact)
+    data[start + member.compress_size // 2] ^= 0xFF
     checkpoint.write_bytes(bytes(data))
+    assert cli_main(["--resume", str(run_dir), "--total-steps", "1024"]) == 2
+    assert "checkpoint.pt" in capsys.readouterr().err
+    checkpoint.write_bytes(intact[:len(intact) // 2])  # and one cut short
     assert cli_main(["--resume", str(run_dir), "--total-steps", "1024"]) == 2
     assert "checkpoint.pt" in capsys.readouterr().err
     shutil.copyfile(run_dir / "final.pt", checkpoint)  # a policy without training state

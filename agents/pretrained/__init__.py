@@ -40,6 +40,16 @@ def shipped() -> list[str]:
     return [game for game in GAMES if model_path(game).is_file()]
 
 
+def shipped_for(game: str, num_players: int) -> bool:
+    """Is a policy for ``game`` at a table of ``num_players`` shipped in this installation?"""
+    if game not in shipped():
+        return False
+    try:
+        return int(json.loads(card_path(game).read_text()).get("num_players", 0)) == int(num_players)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False
+
+
 def model_card(name: str) -> dict:
     """The model card of pretrained policy ``name``; an ``AgentError`` when it is not shipped."""
     _check_name(name)

@@ -52,30 +52,39 @@ class TrainConfig:
     num_players: int = _f(2, "players at the table (Indian 2-6, Basic and römi 2-4)", low=2, high=6)
     # --- the run
     seed: int = _f(1, "seed of the deals, the networks and every sampler (same seed, same run on CPU)", low=0)
-    run_dir: str = _f("", "folder of the run (TensorBoard logs, checkpoints, plots); default runs/GAME_Np_sSEED_TIME")
+    run_dir: str = _f("", "folder of the run (TensorBoard logs, checkpoints, plots); empty: runs/GAME_Np_sSEED_TIME")
     total_steps: int = _f(800_000, "learner decisions to train on with PPO (after cloning)", low=0)
     time_limit_minutes: float = _f(0.0, "stop PPO after this many minutes of wall time (0: no limit)", low=0.0)
-    num_envs: int = _f(64, "hands stepped together in each collecting process", low=1)
+    cpu_limit_minutes: float = _f(0.0, "stop PPO once every process of the run together has used this many CPU "
+                                  "minutes, cloning included (0: no limit; 120 is one hour of 2 cores)", low=0.0)
+    num_envs: int = _f(256, "hands stepped together in each collecting process", low=1)
     num_workers: int = _f(2, "collecting processes (0: collect in the training process)", low=0, high=64)
     backend: str = _f("auto", "engine of the collecting loop (rummy_env.vector): auto is numba for every game "
                       "(Indian Rummy, Basic Rummy, römi); python is the reference engine", choices=("auto", *BACKENDS))
-    torch_threads: int = _f(1, "torch threads per collecting process (on a busy 2-core machine, 1 is fastest)", low=1)
-    learner_threads: int = _f(1, "torch threads of the training process while it clones and updates (2 can "
-                              "help on an idle 2-core machine; on a busy one it is several times slower)", low=1)
+    torch_threads: int = _f(1, "torch threads per collecting process, which also learns (1 is fastest with one "
+                            "process per core)", low=1)
+    learner_threads: int = _f(1, "torch threads of the training process (it learns itself only with "
+                              "num_workers 0 or a GPU learner)", low=1)
+    device: str = _f("auto", "where the learner runs: auto (a GPU when torch sees one, else the CPU), cpu, or cuda "
+                     "(an error without a GPU); on the CPU the collecting processes learn (DD-PPO)",
+                     choices=("auto", "cpu", "cuda"))
     progress: bool = _f(True, "show a progress bar")
     # --- the network
     network: str = _f("card", "card: per-card features shared across cards; mlp: a plain MLP", choices=("card", "mlp"))
     channels: int = _f(32, "card network: features per card", low=4)
     global_size: int = _f(128, "card network: size of the global summary", low=8)
+    card_layout: int = _f(2, "card network: layout 2 (own features, narrow neighbour reads, a card embedding) or "
+                          "1 (the first layout; agents/networks.py)", choices=(1, 2))
+    card_rank: int = _f(8, "card network, layout 2: features each card reads from each neighbour", low=1)
     mlp_hidden: list = _f([256, 256], "mlp network: hidden layer sizes")
     # --- PPO (CleanRL's names)
     rollout_size: int = _f(8192, "learner decisions collected per update (all processes together)", low=64)
-    learning_rate: float = _f(2.5e-4, "Adam step size of PPO", low=1e-7, high=1.0)
+    learning_rate: float = _f(3e-4, "Adam step size of PPO", low=1e-7, high=1.0)
     anneal_lr: bool = _f(True, "decay the PPO learning rate linearly to 0")
     gamma: float = _f(0.995, "discount per decision of the same seat", low=0.0, high=1.0)
     gae_lambda: float = _f(0.95, "GAE lambda", low=0.0, high=1.0)
-    update_epochs: int = _f(4, "passes over each rollout", low=1)
-    minibatch_size: int = _f(1024, "samples per gradient step", low=8)
+    update_epochs: int = _f(1, "passes over each rollout (fresh decisions are cheap: one pass learns most per CPU-second)", low=1)
+    minibatch_size: int = _f(512, "samples per gradient step (all processes together)", low=8)
     clip_coef: float = _f(0.2, "PPO ratio clip", low=0.0, high=10.0)
     clip_value: bool = _f(False, "clip the value loss as well (PPO2 style)")
     ent_coef: float = _f(0.005, "entropy bonus (entropy over legal actions only)", low=0.0)
@@ -97,7 +106,8 @@ class TrainConfig:
     bc_learning_rate: float = _f(1e-3, "Adam step size of cloning", low=1e-7, high=1.0)
     bc_batch_size: int = _f(512, "samples per cloning step", low=8)
     bc_holdout: float = _f(0.1, "share of the cloning data held out to measure agreement", low=0.01, high=0.5)
-    value_warmup_updates: int = _f(2, "first PPO updates that train only the value head's loss (policy frozen)", low=0)
+    value_warmup_updates: int = _f(2, "first PPO updates that train the value head alone (every other weight, "
+                                   "so every policy output, stays as cloned)", low=0)
     # --- the opponent pool
     pool_self_fraction: float = _f(0.2, "share of hands the learner plays against itself (all seats learn)", low=0.0, high=1.0)
     pool_rule_min: float = _f(0.4, "least share of the other hands against the rule agent", low=0.0, high=1.0)
@@ -109,7 +119,12 @@ class TrainConfig:
     eval_every: int = _f(20, "updates between evaluations (0: only at the end)", low=0)
     eval_deals: int = _f(100, "duplicate deals per opponent at each evaluation (2 hands each for 2 players)", low=1)
     final_eval_deals: int = _f(300, "duplicate deals per opponent in the final evaluation", low=1)
-    eval_opponents: list = _f(["random", "rule"], "agent specs to evaluate against")
+    eval_opponents: list = _f(["panel"], "agent specs to evaluate against; panel is the game's fixed panel "
+                              "(docs/training.md, Evaluation panel); best.pt is chosen on them")
+    eval_search_deals: int = _f(4, "duplicate deals against the panel's search agent at each evaluation (it is slow)",
+                                low=0)
+    final_eval_search_deals: int = _f(25, "duplicate deals against the panel's search agent in the final evaluation",
+                                      low=0)
     checkpoint_every: int = _f(5, "updates between checkpoints (and on Ctrl-C)", low=1)
 
 
@@ -200,19 +215,45 @@ def validate(config: TrainConfig) -> TrainConfig:
     if config.backend == "numba" and config.game not in COMPILED_GAMES:
         raise ConfigError(f"config: field 'backend': 'numba' plays {' and '.join(COMPILED_GAMES)} only, "
                           f"not {config.game!r} (use auto or python)")
+    if config.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ConfigError("config: field 'device': 'cuda', but torch sees no GPU (torch.cuda.is_available() "
+                              "is False: no NVIDIA GPU here, or a CPU build of torch); use auto or cpu")
+    if config.minibatch_size < max(1, config.num_workers):
+        raise ConfigError(f"config: field 'minibatch_size' ({config.minibatch_size}) is smaller than "
+                          f"'num_workers' ({config.num_workers}): each process takes a share of every minibatch")
+    updates = math.ceil(config.total_steps / config.rollout_size)
+    if config.pool_snapshot_every and config.pool_max_snapshots > max(updates, 1):
+        raise ConfigError(f"config: field 'pool_max_snapshots' ({config.pool_max_snapshots}) is more than the run's "
+                          f"{updates} PPO updates ('total_steps' / 'rollout_size'): at most one snapshot is taken "
+                          "per update, so the pool could never hold them")
     if config.minibatch_size > config.rollout_size:
         raise ConfigError(f"config: field 'minibatch_size' ({config.minibatch_size}) is larger than "
                           f"'rollout_size' ({config.rollout_size})")
     from agents.base import AgentError
     from agents.registry import make_agent
 
-    for name, specs in (("bc_teacher", [config.bc_teacher]), ("eval_opponents", config.eval_opponents)):
+    from .evaluate import expand
+
+    opponents = expand(config.eval_opponents, config.game, config.num_players)
+    for name, specs in (("bc_teacher", [config.bc_teacher]), ("eval_opponents", opponents)):
         for spec in specs:
             try:
                 make_agent(spec, config.game, config.num_players)
             except AgentError as error:
                 raise ConfigError(f"config: field {name!r}: {error}") from None
     return config
+
+
+def resolve_device(config: TrainConfig):
+    """The ``torch.device`` the learner runs on (``device``, with auto resolved)."""
+    import torch
+
+    if config.device == "cpu" or (config.device == "auto" and not torch.cuda.is_available()):
+        return torch.device("cpu")
+    return torch.device("cuda")
 
 
 def load_yaml(path: str | Path) -> dict:

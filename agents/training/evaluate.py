@@ -1,10 +1,18 @@
-"""Evaluation of a learner checkpoint in the arena, on fixed duplicate deals.
+"""Evaluation of a learner checkpoint in the arena, on fixed duplicate deals, against a panel.
 
 Each opponent plays the learner on ``deals`` deals, every deal once per seat rotation (the arena's
 duplicate scheme, seeded, so every evaluation of a run sees the same cards). The learner plays
 greedily. Reported: hands, decided hands (with a winner), the learner's share of decided hands
 won with a 95% Wilson interval, and its points per hand with a 95% interval over deals (a deal's
 rotations averaged first, since they share the cards).
+
+**The panel** (``panel``, the spec ``panel`` in ``eval_opponents``) is fixed per game and table:
+random, the rule agent, the rule agent that holds its melds (``rule:hold_until=3``; Basic and
+römi, docs/agents.md "Holding melds"), the shipped policy of this game and table
+(``pretrained:GAME``, the one a new run should beat) and the search agent (``search``, on fewer
+deals: it is slow). The **panel score** that picks ``best.pt`` is the mean points per hand against
+every panel member but random (which every policy beats) and the search agent (too few deals to
+choose on).
 """
 
 from __future__ import annotations
@@ -14,16 +22,57 @@ from collections import defaultdict
 
 from agents.arena import ArenaConfig, run_arena
 from agents.stats import mean_interval, wilson_interval
+from rummy_env.ruleset import make_ruleset
 
 LEARNER = 0
+PANEL = "panel"
+SEARCH = "search"
+
+
+def panel(game: str, num_players: int) -> list[str]:
+    """The fixed evaluation panel of ``game`` at a table of ``num_players`` (module docstring)."""
+    from agents.pretrained import shipped_for
+
+    members = ["random", "rule"]
+    if make_ruleset(game, num_players).table_melds:
+        members.append("rule:hold_until=3")
+    if shipped_for(game, num_players):
+        members.append(f"pretrained:{game}")
+    return members + [SEARCH]
+
+
+def expand(opponents: list[str], game: str, num_players: int) -> list[str]:
+    """``opponents`` with ``panel`` replaced by the panel's members (each spec once, in order)."""
+    specs: list[str] = []
+    for spec in opponents:
+        for member in panel(game, num_players) if spec == PANEL else [spec]:
+            if member not in specs:
+                specs.append(member)
+    return specs
+
+
+def is_search(spec: str) -> bool:
+    """Does ``spec`` name a searching agent (evaluated on ``search_deals``)?"""
+    return spec.split(":", 1)[0] == SEARCH
+
+
+def panel_score(results: dict[str, dict]) -> float:
+    """Mean points per hand against every opponent but random and the search agents; what picks best.pt."""
+    chosen = [r["points"] for spec, r in results.items() if spec != "random" and not is_search(spec)]
+    chosen = [p for p in chosen if math.isfinite(p)]
+    return sum(chosen) / len(chosen) if chosen else -math.inf
 
 
 def evaluate(checkpoint: str, game: str, num_players: int, opponents: list[str], deals: int, seed: int,
-             workers: int = 1, progress: bool = False) -> dict[str, dict]:
-    """Per opponent spec: the learner's results against it (see the module docstring)."""
+             workers: int = 1, progress: bool = False, search_deals: int | None = None) -> dict[str, dict]:
+    """Per opponent spec (``panel`` expanded): the learner's results against it (see the module
+    docstring). Searching opponents play ``search_deals`` deals (skipped when 0)."""
     results = {}
-    for opponent in opponents:
-        config = ArenaConfig(game=game, agents=(f"ppo:{checkpoint}", opponent), hands=deals * num_players,
+    for opponent in expand(opponents, game, num_players):
+        count = deals if search_deals is None or not is_search(opponent) else search_deals
+        if count == 0:
+            continue
+        config = ArenaConfig(game=game, agents=(f"ppo:{checkpoint}", opponent), hands=count * num_players,
                              num_players=num_players, seed=seed)
         records = run_arena(config, workers=workers, progress=progress)
         results[opponent] = summarize_learner(records)
@@ -53,10 +102,16 @@ def summarize_learner(records: list[dict]) -> dict:
 
 
 def describe(results: dict[str, dict]) -> str:
-    """One line per opponent, e.g. ``rule: won 47.5% [43.1, 51.9] of 500 decided hands, −3.8 [−8.2, +0.6] points/hand``."""
+    """One line per opponent, e.g. ``vs rule: won 47.5% [43.1, 51.9] of 500 decided hands (520 played),
+    −3.8 [−8.2, +0.6] points per hand``."""
+    width = max((len(o) for o in results), default=0)
     lines = []
     for opponent, r in results.items():
-        lines.append(f"{opponent}: won {100 * r['win_rate']:.1f}% [{100 * r['win_rate_low']:.1f}, "
-                     f"{100 * r['win_rate_high']:.1f}] of {r['decided']} decided hands ({r['hands']} played), "
-                     f"{r['points']:+.1f} [{r['points_low']:+.1f}, {r['points_high']:+.1f}] points per hand")
+        if r["decided"]:
+            won = (f"won {100 * r['win_rate']:.1f}% [{100 * r['win_rate_low']:.1f}, {100 * r['win_rate_high']:.1f}] "
+                   f"of {r['decided']} decided hands ({r['hands']} played)")
+        else:
+            won = f"no hand decided ({r['hands']} played)"
+        lines.append(f"  vs {opponent:<{width}}  {won}, {r['points']:+.1f} [{r['points_low']:+.1f}, "
+                     f"{r['points_high']:+.1f}] points per hand")
     return "\n".join(lines)

@@ -11,14 +11,23 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from numba import njit
 
 
 def advantages(rewards: np.ndarray, values: np.ndarray, next_index: np.ndarray, done: np.ndarray,
                bootstrap: np.ndarray, gamma: float, gae_lambda: float) -> tuple[np.ndarray, np.ndarray]:
     """(advantages, returns) by GAE along each chain (Schulman et al. 2016)."""
+    adv = _gae(np.asarray(rewards, np.float64), np.asarray(values, np.float64), np.asarray(next_index, np.int64),
+               np.asarray(done, np.bool_), np.asarray(bootstrap, np.float64), float(gamma), float(gae_lambda))
+    adv = adv.astype(np.float32)
+    return adv, adv + np.asarray(values, np.float32)
+
+
+@njit(cache=True)
+def _gae(rewards, values, next_index, done, bootstrap, gamma, gae_lambda):
     n = len(rewards)
     adv = np.zeros(n, np.float64)
-    for i in range(n - 1, -1, -1):
+    for i in range(n - 1, -1, -1):  # a chain's next decision always comes later in the rollout
         j = next_index[i]
         if done[i]:
             next_value, next_adv = 0.0, 0.0
@@ -26,10 +35,8 @@ def advantages(rewards: np.ndarray, values: np.ndarray, next_index: np.ndarray, 
             next_value, next_adv = values[j], adv[j]
         else:
             next_value, next_adv = bootstrap[i], 0.0
-        delta = rewards[i] + gamma * next_value - values[i]
-        adv[i] = delta + gamma * gae_lambda * next_adv
-    adv = adv.astype(np.float32)
-    return adv, adv + values.astype(np.float32)
+        adv[i] = rewards[i] + gamma * next_value - values[i] + gamma * gae_lambda * next_adv
+    return adv
 
 
 def masked_entropy(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:

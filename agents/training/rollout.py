@@ -81,6 +81,14 @@ class Potential:
     def is_draw_phase(self, observation: np.ndarray) -> bool:
         return bool(observation[self.phase] > 0.5)
 
+    def draw_phase_rows(self, observations: np.ndarray) -> np.ndarray:
+        """Per row of ``observations``: is the seat at the start of its turn (its draw)?"""
+        return observations[:, self.phase] > 0.5
+
+    def penalties(self, observations: np.ndarray) -> np.ndarray:
+        """``penalty_of`` for every row of ``observations``."""
+        return np.array([self.penalty_of(row) for row in observations], np.float64)
+
 
 @dataclass
 class Rollout:
@@ -119,7 +127,7 @@ class Collector:
 
     def __init__(self, game: str, num_players: int, num_envs: int, seed: int, model: torch.nn.Module,
                  reward_scale: float, gamma: float, shaping: bool, shaping_coef: float, backend: str = "python",
-                 shaping_potential: str = "deadwood", **rule_options):
+                 shaping_potential: str = "deadwood", pool: tuple | None = None, **rule_options):
         self.game = game
         self.num_players = num_players
         self.venv = VectorGame(game, num_envs, num_players, seed=seed, reward_scale=reward_scale,
@@ -138,6 +146,8 @@ class Collector:
         self.opponent = [""] * n
         self.learner = np.zeros((n, num_players), bool)
         self.turn_potential = np.zeros((n, num_players), np.float64)
+        if pool is not None:  # the first hands are dealt against the configured pool, not self-play
+            self.set_pool(*pool)
         self.venv.reset(seed)
         for i in range(n):
             self._deal_opponent(i)
@@ -145,10 +155,18 @@ class Collector:
     # ------------------------------------------------------------------ the pool
 
     def set_pool(self, names: list[str], probs: np.ndarray, opponents: dict[str, object]) -> None:
-        """Opponents (agents with ``act_batch``, or networks) by name, and the chance of each per hand."""
+        """Opponents (agents with ``act_batch``, or networks) by name, and the chance of each per hand.
+
+        The new chances apply to hands dealt from now on. An opponent that leaves the pool is kept
+        until the hands still being played against it end."""
+        missing = [name for name in names if name != "self" and name not in opponents]
+        if missing:
+            raise ValueError(f"pool entries {missing} have no opponent")
+        playing = {name for name in self.opponent if name and name != "self"}
+        kept = {name: self.opponents[name] for name in playing - set(opponents) if name in self.opponents}
         self.pool_names = list(names)
         self.pool_probs = np.asarray(probs, np.float64) / np.sum(probs)
-        self.opponents = dict(opponents)
+        self.opponents = {**kept, **opponents}
 
     def _deal_opponent(self, i: int) -> None:
         name = self.pool_names[self.rng.choice(len(self.pool_names), p=self.pool_probs)]
@@ -183,7 +201,11 @@ class Collector:
     # ------------------------------------------------------------------ collecting
 
     def collect(self, target: int, teacher=None) -> Rollout:
-        """At least ``target`` learner decisions (all seats of every hand when ``teacher`` plays them all)."""
+        """At least ``target`` learner decisions.
+
+        With a ``teacher`` (cloning), the teacher plays every seat of every hand, every seat's
+        decisions are kept, and the hands in progress when ``target`` is reached are played to
+        their end, so that every chain ends with the hand's result (nothing to bootstrap)."""
         venv = self.venv
         n, players = venv.num_envs, self.num_players
         last = np.full((n, players), -1, np.int64)
@@ -198,27 +220,37 @@ class Collector:
         actions = np.zeros(n, np.int64)
         gamma, shaping = self.gamma, self.shaping_scale
         potential = self.potential
-        while count < target:
+        recording = np.ones(n, bool)  # teacher: hands dealt after the target is reached are not kept
+        rows = np.arange(n)
+        while count < target or (teacher is not None and recording.any()):
             observations, masks, to_act = venv.observations, venv.action_masks, venv.to_act
-            mine = np.flatnonzero(self.learner[np.arange(n), to_act]) if teacher is None else np.arange(n)
-            others = np.setdiff1d(np.arange(n), mine, assume_unique=True)
+            if teacher is None:
+                mine = np.flatnonzero(self.learner[rows, to_act])
+                others = np.setdiff1d(rows, mine, assume_unique=True)
+            else:
+                teacher_actions = np.asarray(teacher.act_batch(observations, masks), np.int64)
+                mine, others = np.flatnonzero(recording), np.zeros(0, np.int64)
+                actions[:] = teacher_actions
             if mine.size:
                 obs, msk = observations[mine].copy(), masks[mine].copy()
                 if teacher is None:
                     chosen, logp, values = self._policy(self.model, obs, msk)
+                    actions[mine] = chosen
                 else:
-                    chosen = teacher.act_batch(obs, msk)
+                    chosen = teacher_actions[mine]
                     logp, values = np.zeros(mine.size, np.float32), np.zeros(mine.size, np.float32)
-                actions[mine] = chosen
                 obs_parts.append(obs)
                 mask_parts.append(msk)
                 action_parts.append(np.asarray(chosen, np.int64))
                 logp_parts.append(logp)
                 value_parts.append(values)
-                for k, i in enumerate(mine):
-                    seat = to_act[i]
-                    if shaping and potential.is_draw_phase(obs[k]):
-                        self.turn_potential[i, seat] = -potential.penalty_of(obs[k])
+                seats = to_act[mine]
+                if shaping:
+                    drawing = potential.draw_phase_rows(obs)
+                    if drawing.any():
+                        self.turn_potential[mine[drawing], seats[drawing]] = -potential.penalties(obs[drawing])
+                for k, i in enumerate(mine.tolist()):
+                    seat = seats[k]
                     phi = self.turn_potential[i, seat] * shaping
                     index = count + k
                     previous = last[i, seat]
@@ -238,14 +270,16 @@ class Collector:
             for i in np.flatnonzero(venv.terminated | venv.truncated):
                 result = venv.results[i]
                 seats = np.flatnonzero(self.learner[i]) if teacher is None else np.arange(players)
-                for seat in seats:
-                    previous = last[i, seat]
-                    if previous >= 0:
-                        rewards[previous] += float(venv.rewards[i, seat]) - last_potential[i, seat]
-                        done[previous] = True
-                        last[i, seat] = -1
-                hands.append((self.opponent[i], tuple(int(s) for s in seats), result.outcome, result.winner,
-                              result.points, result.turns))
+                if recording[i]:
+                    for seat in seats:
+                        previous = last[i, seat]
+                        if previous >= 0:
+                            rewards[previous] += float(venv.rewards[i, seat]) - last_potential[i, seat]
+                            done[previous] = True
+                            last[i, seat] = -1
+                    hands.append((self.opponent[i], tuple(int(s) for s in seats), result.outcome, result.winner,
+                                  result.points, result.turns))
+                    recording[i] = teacher is None or count < target
                 self.turn_potential[i] = 0.0
                 self._deal_opponent(i)
         bootstrap = np.zeros(count, np.float32)

@@ -2,18 +2,20 @@
 
 ``train(config)`` runs the whole job (docs/training.md):
 
-1. **Cloning warm start** (``bc_warm_start``): the teacher (the rule agent) plays every seat of
-   ``bc_decisions`` decisions; the network learns its moves (cross-entropy over the legal
-   actions) and the value of each position (the shaped return of the hand); agreement on held-out
-   decisions is logged per decision type (draw, discard, declare, meld, place).
+1. **Cloning warm start** (``bc_warm_start``): the teacher (``bc_teacher``, an agent spec) plays
+   every seat of ``bc_decisions`` decisions; the network learns its moves (cross-entropy over the
+   legal actions) and the value of each position (the shaped return of the hand); agreement on
+   held-out decisions is logged per decision type (draw, discard, declare, meld, place).
 2. **PPO** (clipped objective, GAE, masked logits and entropy, advantage normalisation, learning
    rate annealing, gradient clipping, optional value clipping, KL early stop) on rollouts of
-   ``rollout_size`` learner decisions collected by worker processes through ``rummy_env.vector``
-   against the pool (``agents.training.pool``), with potential-based shaping
-   (``agents.training.rollout``). Chains cut by the end of a rollout are bootstrapped.
-3. **Evaluation** every ``eval_every`` updates and at the end, greedy, on fixed duplicate deals
-   against ``eval_opponents``; the best checkpoint by points per hand against the rule agent is
-   kept as ``best.pt``.
+   ``rollout_size`` learner decisions collected against the pool (``agents.training.pool``) with
+   potential-based shaping (``agents.training.rollout``). On the CPU the collecting processes
+   learn from what they collected and average their gradients (``agents.training.learner``); with
+   a GPU the rollouts go to a learner on it. The first ``value_warmup_updates`` updates train the
+   value head alone.
+3. **Evaluation** every ``eval_every`` updates, after cloning and at the end, greedy, on fixed
+   duplicate deals against ``eval_opponents`` (by default the game's panel,
+   ``agents.training.evaluate``); the checkpoint with the best panel score is kept as ``best.pt``.
 
 The run folder holds ``config.yaml`` (the resolved config), TensorBoard event files,
 ``checkpoint.pt`` (policy plus training state, written atomically every ``checkpoint_every``
@@ -24,6 +26,7 @@ last periodic checkpoint repeats exactly what the uninterrupted run did (CPU, sa
 
 from __future__ import annotations
 
+import collections
 import json
 import math
 import os
@@ -39,32 +42,34 @@ import yaml
 
 from agents.policy import CheckpointError, build_network, load_training_state, save_checkpoint
 
-from .config import ConfigError, TrainConfig, default_run_dir, to_dict
+from .config import ConfigError, TrainConfig, default_run_dir, resolve_device, to_dict
 from .curves import plot_learning_curves
-from .evaluate import describe, evaluate
+from .evaluate import describe, evaluate, expand, panel_score
+from .learner import PPOSettings
 from .pool import OpponentPool
-from .ppo import advantages, explained_variance, ppo_loss
-from .rollout import DECISION_TYPES, Rollout, decision_types
-from .workers import Stations
+from .rollout import DECISION_TYPES
+from .workers import CentralLearning, Stations, Summary, WorkerLearning, minibatch_count
 
 CHECKPOINT = "checkpoint.pt"
+RECORDING_CHUNKS = 20
+"""The teacher's decisions are recorded in this many parts, so that its progress shows."""
 
 
 def model_config(config: TrainConfig) -> dict:
     """The network settings of ``config`` (what a checkpoint stores under ``"model"``)."""
     if config.network == "card":
-        return {"kind": "card", "channels": config.channels, "global_size": config.global_size}
+        settings = {"kind": "card", "channels": config.channels, "global_size": config.global_size}
+        if config.card_layout != 1:
+            settings |= {"layout": config.card_layout, "rank": config.card_rank}
+        return settings
     return {"kind": "mlp", "hidden": list(config.mlp_hidden), "activation": "tanh"}
 
 
-def seed_everything(seed: int) -> torch.Generator:
-    """Seed ``random``, numpy and torch in one place; the generator that shuffles minibatches."""
+def seed_everything(seed: int) -> None:
+    """Seed ``random``, numpy and torch in one place."""
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-    generator = torch.Generator()
-    generator.manual_seed(seed)
-    return generator
 
 
 class Run:
@@ -73,9 +78,10 @@ class Run:
     def __init__(self, config: TrainConfig, run_dir: Path):
         self.config = config
         self.run_dir = run_dir
-        self.generator = seed_everything(config.seed)
+        seed_everything(config.seed)
         self.model = build_network(config.game, config.num_players, model_config(config))
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate, eps=1e-5)
+        self.model.eval()
+        self.optimizer_state: dict | None = None
         self.pool = OpponentPool(config.pool_self_fraction, config.pool_rule_min, config.pool_random,
                                  config.pool_max_snapshots, config.pfsp_power)
         self.snapshots: dict[str, dict] = {}
@@ -83,7 +89,7 @@ class Run:
         self.learner_steps = 0
         self.env_steps = 0
         self.cloned = False
-        self.best_points = -math.inf
+        self.best_score = -math.inf
         self.history: list[dict] = []
         self.evaluations: list[dict] = []
         self.clone_report: dict = {}
@@ -94,11 +100,10 @@ class Run:
 
     def training_state(self) -> dict:
         return {
-            "optimizer": self.optimizer.state_dict(), "pool": self.pool.state(),
-            "snapshots": self.snapshots, "generator": self.generator.get_state(),
+            "optimizer": self.optimizer_state or {}, "pool": self.pool.state(), "snapshots": self.snapshots,
             "torch_rng": torch.get_rng_state(), "counters": {
                 "update": self.update, "learner_steps": self.learner_steps, "env_steps": self.env_steps,
-                "cloned": self.cloned, "best_points": self.best_points, "cpu_seconds": self.cpu_seconds,
+                "cloned": self.cloned, "best_score": self.best_score, "cpu_seconds": self.cpu_seconds,
                 "cpu_seconds_all": self.cpu_seconds_all},
             "history": json.dumps(self.history), "evaluations": json.dumps(self.evaluations),
             "clone_report": json.dumps(self.clone_report),
@@ -115,17 +120,16 @@ class Run:
                                   f"config's {model_config(self.config)}")
         try:
             self.model.load_state_dict(model.state_dict())
-            self.optimizer.load_state_dict(state["optimizer"])
+            self.optimizer_state = state["optimizer"] or None
             self.pool.load_state(state["pool"])
             self.snapshots = dict(state["snapshots"])
-            self.generator.set_state(state["generator"])
             torch.set_rng_state(state["torch_rng"])
             counters = state["counters"]
             self.update = int(counters["update"])
             self.learner_steps = int(counters["learner_steps"])
             self.env_steps = int(counters["env_steps"])
             self.cloned = bool(counters["cloned"])
-            self.best_points = float(counters["best_points"])
+            self.best_score = float(counters["best_score"])
             self.cpu_seconds = float(counters["cpu_seconds"])
             self.cpu_seconds_all = float(counters.get("cpu_seconds_all", 0.0))
             self.history = json.loads(state["history"])
@@ -139,126 +143,70 @@ class Run:
 # ----------------------------------------------------------------------------- cloning
 
 
-def clone_teacher(run: Run, stations: Stations, writer, log) -> dict:
+def clone_teacher(run: Run, learning, stations: Stations, writer, log, progress) -> dict:
     """Behaviour cloning of ``bc_teacher`` (moves and values); held-out agreement per decision type."""
     config = run.config
     stations.reseed(config.seed + 7919)
-    data = stations.collect(run.model.state_dict(), config.bc_decisions, teacher=config.bc_teacher)
-    returns = advantages(data.rewards, np.zeros(len(data), np.float32), data.next_index, data.done,
-                         data.bootstrap, config.gamma, 1.0)[1]
-    count = len(data)
-    held = max(1, int(count * config.bc_holdout))
-    order = np.random.default_rng(config.seed).permutation(count)
-    train_rows, test_rows = order[held:], order[:held]
-    obs = torch.from_numpy(data.observations)
-    masks = torch.from_numpy(data.masks)
-    actions = torch.from_numpy(data.actions)
-    targets = torch.from_numpy(returns)
-    types = decision_types(config.game)[data.actions]
-    optimizer = torch.optim.Adam(run.model.parameters(), lr=config.bc_learning_rate)
+    chunk = -(-config.bc_decisions // RECORDING_CHUNKS)
+    recorded = 0
+    with progress(total=config.bc_decisions, desc=f"recording {config.bc_teacher}", unit="decision") as bar:
+        while recorded < config.bc_decisions:
+            total = learning.record_teacher(min(chunk, config.bc_decisions - recorded), config.bc_teacher)
+            bar.update(min(total, config.bc_decisions) - bar.n)
+            recorded = total
+    train_rows = learning.clone_split(config.bc_holdout, config.seed)
+    minibatches = minibatch_count(train_rows, config.bc_batch_size)
+    total_steps = minibatches * config.bc_epochs
     report: dict = {}
-    steps_per_epoch = math.ceil(len(train_rows) / config.bc_batch_size)
-    total = steps_per_epoch * config.bc_epochs
-    step = 0
-    for epoch in range(config.bc_epochs):
-        run.model.train()
-        permutation = torch.from_numpy(train_rows)[torch.randperm(len(train_rows), generator=run.generator)]
-        for start in range(0, len(permutation), config.bc_batch_size):
-            rows = permutation[start:start + config.bc_batch_size]
-            for group in optimizer.param_groups:  # cosine decay to 10%
-                group["lr"] = config.bc_learning_rate * (0.55 + 0.45 * math.cos(math.pi * step / total))
-            logits, values = run.model(obs[rows], masks[rows])
-            policy_loss = torch.nn.functional.cross_entropy(logits, actions[rows])
-            value_loss = 0.5 * ((values - targets[rows]) ** 2).mean()
-            loss = policy_loss + config.vf_coef * value_loss
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(run.model.parameters(), config.max_grad_norm * 10)
-            optimizer.step()
-            step += 1
-        report = clone_accuracy(run.model, obs[test_rows], masks[test_rows], actions[test_rows], types[test_rows],
-                                targets[test_rows])
-        for name, value in report.items():
-            writer.add_scalar(f"clone/{name}", value, epoch + 1)
-        log(f"cloning epoch {epoch + 1}/{config.bc_epochs}: held-out agreement {100 * report['accuracy']:.1f}% "
-            + " ".join(f"{t} {100 * report[f'accuracy_{t}']:.0f}%" for t in DECISION_TYPES
-                       if not math.isnan(report[f'accuracy_{t}'])))
-    report["decisions"] = count
-    run.model.eval()
+    with progress(total=config.bc_epochs, desc="cloning", unit="epoch") as bar:
+        for epoch in range(config.bc_epochs):
+            rates = [config.bc_learning_rate * (0.55 + 0.45 * math.cos(math.pi * (epoch * minibatches + k) / total_steps))
+                     for k in range(minibatches)]  # cosine decay to 10%
+            learning.clone_epoch(minibatches, rates, config.seed * 100 + epoch)
+            report = clone_report(learning.clone_accuracy())
+            for name, value in report.items():
+                writer.add_scalar(f"clone/{name}", value, epoch + 1)
+            bar.update(1)
+            bar.set_postfix_str(f"held-out agreement {100 * report['accuracy']:.1f}%")
+    learning.clone_done()
+    log(f"cloning: held-out agreement {100 * report['accuracy']:.1f}% ("
+        + ", ".join(f"{t} {100 * report[f'accuracy_{t}']:.0f}%" for t in DECISION_TYPES
+                    if not math.isnan(report[f'accuracy_{t}'])) + f") on {recorded:,} decisions")
+    report["decisions"] = recorded
     return report
 
 
-@torch.no_grad()
-def clone_accuracy(model, obs, masks, actions, types, returns) -> dict:
-    """Held-out agreement with the teacher, overall and per decision type, and the value error."""
-    model.eval()
-    chosen, values = [], []
-    for start in range(0, len(obs), 2048):
-        logits, value = model(obs[start:start + 2048], masks[start:start + 2048])
-        chosen.append(logits.argmax(dim=-1))
-        values.append(value)
-    agree = (torch.cat(chosen) == actions).numpy()
-    report = {"accuracy": float(agree.mean()), "value_mse": float(((torch.cat(values) - returns) ** 2).mean())}
+def clone_report(sums: np.ndarray) -> dict:
+    """Agreement overall and per decision type, and the value error, from the processes' sums."""
+    agree, count = sums[:-1].sum(axis=0)
+    report = {"accuracy": float(agree / count) if count else math.nan,
+              "value_mse": float(sums[-1, 0] / sums[-1, 1]) if sums[-1, 1] else math.nan}
     for index, name in enumerate(DECISION_TYPES):
-        rows = types == index
-        report[f"accuracy_{name}"] = float(agree[rows].mean()) if rows.any() else math.nan
+        report[f"accuracy_{name}"] = float(sums[index, 0] / sums[index, 1]) if sums[index, 1] else math.nan
     return report
 
 
 # ----------------------------------------------------------------------------- PPO
 
 
-def ppo_update(run: Run, rollout: Rollout, adv: np.ndarray, returns: np.ndarray, value_only: bool) -> dict:
-    """The epochs of one PPO update on ``rollout``; mean losses and the statistics CleanRL logs."""
-    config = run.config
-    model, optimizer = run.model, run.optimizer
-    obs = torch.from_numpy(rollout.observations)
-    masks = torch.from_numpy(rollout.masks)
-    actions = torch.from_numpy(rollout.actions)
-    old_logp = torch.from_numpy(rollout.logp)
-    old_values = torch.from_numpy(rollout.values)
-    adv_t = torch.from_numpy(adv)
-    returns_t = torch.from_numpy(returns)
-    n = len(rollout)
-    totals: dict[str, float] = {}
-    batches = 0
-    model.train()
-    for epoch in range(config.update_epochs):
-        permutation = torch.randperm(n, generator=run.generator)
-        kls = []
-        for start in range(0, n, config.minibatch_size):
-            rows = permutation[start:start + config.minibatch_size]
-            logits, values = model(obs[rows], masks[rows])
-            loss, parts = ppo_loss(logits, values, masks[rows], actions[rows], old_logp[rows], old_values[rows],
-                                   adv_t[rows], returns_t[rows], config.clip_coef, config.clip_value,
-                                   config.ent_coef, config.vf_coef)
-            if value_only:
-                loss = config.vf_coef * 0.5 * ((values - returns_t[rows]) ** 2).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
-            optimizer.step()
-            for key, value in parts.items():
-                totals[key] = totals.get(key, 0.0) + float(value)
-            kls.append(float(parts["approx_kl"]))
-            batches += 1
-        if config.target_kl and not value_only and np.mean(kls) > config.target_kl:
-            totals["early_stop_epoch"] = epoch + 1
-            break
-    model.eval()
-    stats = {key: value / batches for key, value in totals.items() if key != "early_stop_epoch"}
-    stats["epochs"] = totals.get("early_stop_epoch", config.update_epochs)
-    stats["explained_variance"] = explained_variance(rollout.values, returns)
-    return stats
+def ppo_settings(config: TrainConfig, update: int, num_updates: int) -> PPOSettings:
+    """The settings of PPO update number ``update`` (learning rate annealed, warm-up, seed)."""
+    rate = config.learning_rate * (1 - update / num_updates) if config.anneal_lr and num_updates else config.learning_rate
+    return PPOSettings(epochs=config.update_epochs, minibatches=minibatch_count(config.rollout_size, config.minibatch_size),
+                       clip_coef=config.clip_coef, clip_value=config.clip_value, ent_coef=config.ent_coef,
+                       vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm, target_kl=config.target_kl,
+                       gamma=config.gamma, gae_lambda=config.gae_lambda, learning_rate=rate,
+                       value_only=update < config.value_warmup_updates, seed=config.seed * 100_003 + update)
 
 
-def hand_statistics(rollout: Rollout, pool: OpponentPool) -> dict:
-    """True results of the hands the rollout finished: per opponent the learner's share of decided
-    hands won and points per hand; hand length and stalemate rate. Feeds the pool's win rates."""
+def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
+    """True results of the hands an update finished: per opponent the learner's share of decided
+    hands won and points per hand; hand length and stalemate rate. Feeds the pool's win rates.
+    Also (wins, decided) per opponent, for the progress bar."""
     stats: dict = {}
     by_opponent: dict[str, list] = {}
     turns, stalemates = [], 0
-    for opponent, seats, outcome, winner, points, hand_turns in rollout.hands:
+    for opponent, seats, outcome, winner, points, hand_turns in hands:
         turns.append(hand_turns)
         stalemates += outcome == "stalemate"
         if opponent == "self":
@@ -271,14 +219,15 @@ def hand_statistics(rollout: Rollout, pool: OpponentPool) -> dict:
             record[1] += 1
             record[0] += winner == seat
             pool.record(opponent, float(winner == seat))
-    for opponent, (wins, decided, points, hands) in by_opponent.items():
-        stats[f"train/win_rate/{opponent}"] = wins / decided if decided else math.nan
-        stats[f"train/points_per_hand/{opponent}"] = points / hands
+    for opponent, (wins, decided, points, count) in by_opponent.items():
+        if decided:
+            stats[f"train/win_rate/{opponent}"] = wins / decided
+        stats[f"train/points_per_hand/{opponent}"] = points / count
     if turns:
         stats["charts/hand_length_turns"] = float(np.mean(turns))
         stats["charts/stalemate_rate"] = stalemates / len(turns)
         stats["charts/hands"] = len(turns)
-    return stats
+    return stats, {o: (r[0], r[1]) for o, r in by_opponent.items()}
 
 
 # ----------------------------------------------------------------------------- the run
@@ -287,131 +236,182 @@ def hand_statistics(rollout: Rollout, pool: OpponentPool) -> dict:
 def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=print) -> dict:
     """Train as ``config`` says (continuing ``resume``'s checkpoint if given); the final results."""
     from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
 
     torch.set_num_threads(config.learner_threads)
+    device = resolve_device(config)
     run_dir = Path(resume) if resume else Path(config.run_dir or default_run_dir(config))
     config.run_dir = str(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
+    log(f"run folder: {run_dir}   (watch it learn: tensorboard --logdir {run_dir.parent})")
     run = Run(config, run_dir)
     if resume:
         path = run_dir / CHECKPOINT
         if not path.is_file():
             raise CheckpointError(f"run folder {str(run_dir)!r}: no {CHECKPOINT} to resume from")
         run.restore(path)
-        log(f"resuming {run_dir} at update {run.update} ({run.learner_steps:,} learner decisions)")
+        log(f"resuming at update {run.update} ({run.learner_steps:,} learner decisions)")
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
     writer = SummaryWriter(str(run_dir))
     if not resume:
         writer.add_text("hyperparameters", "|field|value|\n|-|-|\n" + "\n".join(
             f"|{k}|{v}|" for k, v in to_dict(config).items()))
     num_updates = math.ceil(config.total_steps / config.rollout_size) if config.total_steps else 0
+    progress = _progress_factory(config.progress)
     stations = Stations(to_dict(config), model_config(config))
-    cpu_start = time.process_time()
-    all_start = _cpu_of_all()
-    wall_start = time.perf_counter()
-    bar = None
+    learning = (CentralLearning(stations, run.model, config, device) if device.type != "cpu"
+                else WorkerLearning(stations))
+    learning.load(run.model.state_dict(), run.optimizer_state)
+    clock = _Clock(stations)
     try:
         if config.bc_warm_start and not run.cloned:
-            log(f"cloning the {config.bc_teacher} agent: {config.bc_decisions:,} decisions")
-            run.clone_report = clone_teacher(run, stations, writer, log)
+            stations.pool_update(*_pool_arguments(run), run.snapshots)
+            run.clone_report = clone_teacher(run, learning, stations, writer, log, progress)
+            run.model.load_state_dict(learning.state())
             run.cloned = True
-            _evaluate(run, writer, config.eval_deals, log, None)
-            run.save()
-        stations.reseed(config.seed + run.update)
+            _evaluate(run, writer, config.eval_deals, config.eval_search_deals, log, progress)
+            _checkpoint(run, learning, clock)
         stations.pool_update(*_pool_arguments(run), run.snapshots)
-        bar = tqdm(total=num_updates * config.rollout_size, initial=min(run.update, num_updates) * config.rollout_size,
-                   unit="step", disable=not config.progress, dynamic_ncols=True, smoothing=0.1)
-        while run.update < num_updates:
-            if config.time_limit_minutes and time.perf_counter() - wall_start > 60 * config.time_limit_minutes:
-                log(f"time limit of {config.time_limit_minutes} minutes reached at update {run.update}")
-                break
-            started = time.perf_counter()
-            if config.anneal_lr:
-                for group in run.optimizer.param_groups:
-                    group["lr"] = config.learning_rate * (1 - run.update / num_updates)
-            rollout = stations.collect(run.model.state_dict(), config.rollout_size)
-            collected = time.perf_counter()
-            adv, returns = advantages(rollout.rewards, rollout.values, rollout.next_index, rollout.done,
-                                      rollout.bootstrap, config.gamma, config.gae_lambda)
-            stats = ppo_update(run, rollout, adv, returns, value_only=run.update < config.value_warmup_updates)
-            run.update += 1
-            run.learner_steps += len(rollout)
-            run.env_steps += rollout.env_steps
-            elapsed = time.perf_counter() - started
-            stats |= hand_statistics(rollout, run.pool)
-            stats |= {"charts/learning_rate": run.optimizer.param_groups[0]["lr"],
-                      "charts/env_steps_per_s": rollout.env_steps / (collected - started),
-                      "charts/learner_steps_per_s": len(rollout) / elapsed,
-                      "charts/collect_seconds": collected - started, "charts/update_seconds": elapsed - (collected - started),
-                      "pool/learner_elo": run.pool.learner_elo}
-            names, probs = run.pool.probabilities()  # before this update's snapshot: what the workers hold
-            for name, p in zip(names, probs):
-                stats[f"pool/probability/{name}"] = float(p)
-            for name in run.pool.opponents:
-                stats[f"pool/win_rate/{name}"] = run.pool.win_rate[name]
-                stats[f"pool/elo/{name}"] = run.pool.elo[name]
-            for key, value in stats.items():
-                prefix = "" if "/" in key else "losses/"
-                writer.add_scalar(prefix + key, value, run.learner_steps)
-            run.history.append({"update": run.update, "learner_steps": run.learner_steps, **{
-                k: v for k, v in stats.items() if isinstance(v, float) and math.isfinite(v)}})
-            bar.update(len(rollout))
-            bar.set_postfix({"steps/s": f"{stats['charts/env_steps_per_s']:.0f}",
-                             **{f"won vs {n}": f"{100 * run.pool.win_rate[n]:.0f}%" for n in run.pool.fixed}})
-            if config.pool_snapshot_every and run.update % config.pool_snapshot_every == 0 and config.pool_max_snapshots:
-                name = f"snapshot-{run.update}"
-                gone = run.pool.add_snapshot(name)
-                run.snapshots[name] = {k: v.clone() for k, v in run.model.state_dict().items()}
-                run.snapshots.pop(gone, None)
-            if config.eval_every and run.update % config.eval_every == 0 and run.update < num_updates:
-                _evaluate(run, writer, config.eval_deals, log, bar)
-            if run.update % config.checkpoint_every == 0:
-                run.cpu_seconds += time.process_time() - cpu_start
-                cpu_start = time.process_time()
-                run.save()
-                stations.reseed(config.seed + run.update)
-            stations.pool_update(*_pool_arguments(run), {n: s for n, s in run.snapshots.items() if n not in names})
+        stations.reseed(config.seed + run.update)
+        recent: collections.deque = collections.deque(maxlen=10)
+        with progress(total=num_updates * config.rollout_size, initial=min(run.update, num_updates) * config.rollout_size,
+                      desc="PPO", unit="decision") as bar:
+            while run.update < num_updates:
+                if config.time_limit_minutes and clock.wall() > 60 * config.time_limit_minutes:
+                    log(f"time limit of {config.time_limit_minutes} minutes reached at update {run.update}")
+                    break
+                if config.cpu_limit_minutes and run.cpu_seconds_all + clock.cpu_all() > 60 * config.cpu_limit_minutes:
+                    log(f"CPU limit of {config.cpu_limit_minutes} CPU-minutes reached at update {run.update}")
+                    break
+                started = time.perf_counter()
+                summary = learning.collect(config.rollout_size)
+                collected = time.perf_counter()
+                stats = learning.update(ppo_settings(config, run.update, num_updates))
+                run.model.load_state_dict(learning.state())
+                run.update += 1
+                run.learner_steps += summary.decisions
+                run.env_steps += summary.env_steps
+                elapsed = time.perf_counter() - started
+                hand_stats, tallies = hand_statistics(summary.hands, run.pool)
+                recent.append(tallies)
+                stats |= hand_stats | {
+                    "charts/learning_rate": ppo_settings(config, run.update - 1, num_updates).learning_rate,
+                    "charts/env_steps_per_s": summary.env_steps / max(collected - started, 1e-9),
+                    "charts/learner_decisions_per_s": summary.decisions / max(elapsed, 1e-9),
+                    "charts/collect_seconds": collected - started, "charts/update_seconds": elapsed - (collected - started),
+                    "charts/cpu_minutes": (run.cpu_seconds_all + clock.cpu_all()) / 60,
+                    "pool/learner_elo": run.pool.learner_elo}
+                names, probs = run.pool.probabilities()  # before this update's snapshot: what the workers hold
+                for name, p in zip(names, probs):
+                    stats[f"pool/probability/{name}"] = float(p)
+                for name in run.pool.opponents:
+                    stats[f"pool/win_rate/{name}"] = run.pool.win_rate[name]
+                    stats[f"pool/elo/{name}"] = run.pool.elo[name]
+                for key, value in stats.items():
+                    prefix = "" if "/" in key else "losses/"
+                    writer.add_scalar(prefix + key, value, run.learner_steps)
+                run.history.append({"update": run.update, "learner_steps": run.learner_steps, **{
+                    k: v for k, v in stats.items() if isinstance(v, float) and math.isfinite(v)}})
+                bar.update(summary.decisions)
+                bar.set_postfix_str(_rates_text(stats, recent))
+                if config.pool_snapshot_every and run.update % config.pool_snapshot_every == 0 and config.pool_max_snapshots:
+                    name = f"snapshot-{run.update}"
+                    gone = run.pool.add_snapshot(name)
+                    run.snapshots[name] = {k: v.clone() for k, v in run.model.state_dict().items()}
+                    run.snapshots.pop(gone, None)
+                if config.eval_every and run.update % config.eval_every == 0 and run.update < num_updates:
+                    _evaluate(run, writer, config.eval_deals, config.eval_search_deals, bar.write, progress)
+                stations.pool_update(*_pool_arguments(run), {n: s for n, s in run.snapshots.items() if n not in names})
+                if run.update % config.checkpoint_every == 0:  # after the pool update, as a resumed run does
+                    _checkpoint(run, learning, clock)
+                    stations.reseed(config.seed + run.update)
     except KeyboardInterrupt:
-        if bar is not None:
-            bar.close()
+        _checkpoint(run, learning, clock)
         stations.close()
-        run.cpu_seconds += time.process_time() - cpu_start
-        run.cpu_seconds_all += _cpu_of_all() - all_start
-        run.save()
         log(f"interrupted: checkpoint written at update {run.update}; continue with --resume {run_dir}")
         raise
     finally:
-        if bar is not None:
-            bar.close()
         stations.close()
-    run.cpu_seconds += time.process_time() - cpu_start
     log("final evaluation")
-    final = _evaluate(run, writer, config.final_eval_deals, log, None, final=True)
-    run.cpu_seconds_all += _cpu_of_all() - all_start
-    run.save()
+    final = _evaluate(run, writer, config.final_eval_deals, config.final_eval_search_deals, log, progress, final=True)
+    _checkpoint(run, None, clock)
     run.save("final.pt", with_state=False)
     if not (run_dir / "best.pt").exists():
         shutil.copyfile(run_dir / "final.pt", run_dir / "best.pt")
     results = {"run_dir": str(run_dir), "updates": run.update, "learner_steps": run.learner_steps,
                "env_steps": run.env_steps, "cpu_seconds": run.cpu_seconds_all,
                "cpu_seconds_main_process": run.cpu_seconds,
-               "wall_seconds": time.perf_counter() - wall_start, "clone": run.clone_report,
-               "final_evaluation": final, "best_points_vs_rule": run.best_points, "config": to_dict(config)}
+               "wall_seconds": clock.wall(), "clone": run.clone_report,
+               "final_evaluation": final, "panel_score": panel_score(final),
+               "best_panel_score": run.best_score, "config": to_dict(config)}
     (run_dir / "results.json").write_text(json.dumps(results, indent=2, default=float))
     plot_learning_curves(run.history, run.evaluations, run_dir / "learning_curves.png",
                          title=f"{config.game}, {config.num_players} players, seed {config.seed}")
     writer.close()
-    log(describe(final))
-    log(f"run folder: {run_dir} (tensorboard --logdir {run_dir.parent})")
+    log(f"final evaluation, {config.final_eval_deals} duplicate deals per opponent (greedy):\n{describe(final)}\n"
+        f"{run.learner_steps:,} learner decisions in {clock.wall() / 60:.1f} minutes, "
+        f"{run.cpu_seconds_all / 60:.1f} CPU-minutes; run folder: {run_dir}")
     return results
 
 
-def _cpu_of_all() -> float:
-    """CPU seconds of this process and of its finished children (the collecting and arena processes)."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+def _rates_text(stats: dict, recent: collections.deque) -> str:
+    """The bar's labelled rates, and the share of decided training hands won over the last updates
+    against each fixed opponent (only once some were decided)."""
+    parts = [f"{stats['charts/learner_decisions_per_s']:,.0f} learner decisions/s",
+             f"{stats['charts/env_steps_per_s']:,.0f} env steps/s"]
+    for opponent in ("rule", "random"):
+        wins = sum(t.get(opponent, (0, 0))[0] for t in recent)
+        decided = sum(t.get(opponent, (0, 0))[1] for t in recent)
+        if decided:
+            parts.append(f"won {100 * wins / decided:.0f}% of {decided} vs {opponent}")
+    return ", ".join(parts)
+
+
+class _Clock:
+    """Wall time since the start, and CPU time of this process and every process it started."""
+
+    def __init__(self, stations: Stations):
+        self.stations = stations
+        self.wall_start = time.perf_counter()
+        self.cpu_start = time.process_time()
+        self.all_start = self._all()
+
+    def wall(self) -> float:
+        return time.perf_counter() - self.wall_start
+
+    def cpu_main(self) -> float:
+        return time.process_time() - self.cpu_start
+
+    def cpu_all(self) -> float:
+        return self._all() - self.all_start
+
+    def _all(self) -> float:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        finished = resource.getrusage(resource.RUSAGE_CHILDREN)  # the arena's processes, and closed workers
+        return (own.ru_utime + own.ru_stime + finished.ru_utime + finished.ru_stime
+                + sum(_cpu_of(pid) for pid in self.stations.pids()))
+
+    def restart(self) -> None:
+        self.cpu_start = time.process_time()
+        self.all_start = self._all()
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds of a live process (Linux /proc; 0 where that cannot be read)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def _checkpoint(run: Run, learning, clock: _Clock) -> None:
+    """Write ``checkpoint.pt`` with the learner's optimiser state, counting the CPU time so far."""
+    if learning is not None:
+        run.optimizer_state = learning.optimizer_state()
+    run.cpu_seconds += clock.cpu_main()
+    run.cpu_seconds_all += clock.cpu_all()
+    clock.restart()
+    run.save()
 
 
 def _pool_arguments(run: Run) -> tuple[list[str], list[float]]:
@@ -419,24 +419,45 @@ def _pool_arguments(run: Run) -> tuple[list[str], list[float]]:
     return names, [float(p) for p in probs]
 
 
-def _evaluate(run: Run, writer, deals: int, log, bar, final: bool = False) -> dict:
+def _evaluate(run: Run, writer, deals: int, search_deals: int, log, progress, final: bool = False) -> dict:
     config = run.config
     path = run.save("evaluated.pt", with_state=False)
-    results = evaluate(str(path), config.game, config.num_players, config.eval_opponents, deals,
-                       seed=config.seed + (10_000 if final else 0), workers=max(1, config.num_workers))
+    opponents = expand(config.eval_opponents, config.game, config.num_players)
+    results: dict[str, dict] = {}
+    with progress(total=len(opponents), desc="final evaluation" if final else "evaluation", unit="opponent") as bar:
+        for opponent in opponents:
+            bar.set_postfix_str(f"vs {opponent}")
+            results |= evaluate(str(path), config.game, config.num_players, [opponent], deals,
+                                seed=config.seed + (10_000 if final else 0), workers=max(1, config.num_workers),
+                                search_deals=search_deals)
+            bar.update(1)
     for opponent, r in results.items():
         for key in ("win_rate", "win_rate_low", "win_rate_high", "points", "points_low", "points_high"):
-            writer.add_scalar(f"eval/{opponent}/{key}", r[key], run.learner_steps)
-    run.evaluations.append({"learner_steps": run.learner_steps, "final": final, "results": results})
-    target = "rule" if "rule" in results else next(iter(results))
-    if results[target]["points"] > run.best_points:
-        run.best_points = results[target]["points"]
+            if math.isfinite(r[key]):
+                writer.add_scalar(f"eval/{opponent}/{key}", r[key], run.learner_steps)
+    score = panel_score(results)
+    writer.add_scalar("eval/panel_score", score, run.learner_steps)
+    run.evaluations.append({"learner_steps": run.learner_steps, "final": final, "results": results,
+                            "panel_score": score})
+    if not final and score > run.best_score:
+        run.best_score = score
         os.replace(path, run.run_dir / "best.pt")
     else:
         path.unlink(missing_ok=True)
-    text = describe(results)
-    (bar.write if bar is not None else log)(f"evaluation at {run.learner_steps:,} decisions:\n{text}")
+    if not final:
+        log(f"evaluation at {run.learner_steps:,} decisions (panel score {score:+.1f} points per hand):\n"
+            f"{describe(results)}")
     return results
 
 
-__all__ = ["train", "model_config", "ConfigError"]
+def _progress_factory(enabled: bool):
+    """A ``tqdm`` bar maker for the run's stages (silent when ``enabled`` is false)."""
+    from tqdm import tqdm
+
+    def make(**settings):
+        return tqdm(disable=not enabled, dynamic_ncols=True, smoothing=0.1, **settings)
+
+    return make
+
+
+__all__ = ["train", "model_config", "ConfigError", "Summary"]

@@ -1,41 +1,81 @@
-"""Collecting in worker processes, so that every core plays hands.
+"""The collecting processes: each plays hands, keeps what it collected, and learns from it.
 
-A ``Station`` owns one ``Collector`` with its opponents, and answers commands: ``reseed``,
-``pool``, ``collect``. ``Stations`` drives ``num_workers`` of them, each in its own process
-(spawned, one torch thread each, talking over a pipe), or one in this process when
-``num_workers`` is 0. Worker ``w`` plays seeds ``seed * 1000 + w`` after each reseed, so a run
-with the same seed and the same number of workers collects the same hands.
+A ``Station`` owns one ``Collector`` with its opponents and a replica of the learner
+(``agents.training.learner``). ``Stations`` drives ``num_workers`` of them, each in its own process
+(spawned, ``torch_threads`` torch threads each, talking over a pipe, and joined in a gloo process
+group that averages their gradients), or one in this process when ``num_workers`` is 0. The
+commands: ``reseed``, ``pool_update``, ``collect`` (the decisions stay in the process; a summary of
+the hands comes back), ``update`` (one PPO update on them), ``record_teacher``/``clone_epoch``/
+``clone_accuracy`` (cloning), ``get_state``/``set_state`` (the network and optimiser, for
+checkpoints, evaluation and snapshots). With a learner on another device (``--device cuda``)
+``collect`` sends the rollout itself and the trainer updates it there.
+
+Worker ``w`` plays seeds ``seed * 1000 + w`` after each reseed, so a run with the same seed and the
+same number of workers collects the same hands.
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing
+import multiprocessing.connection
+import os
 import signal
+import tempfile
 import traceback
+from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from agents.policy import build_network
 from agents.registry import make_agent
 
 from .config import vector_backend
-from .rollout import Collector, Rollout
+from .learner import Group, Learner, PPOSettings
+from .ppo import advantages
+from .rollout import DECISION_TYPES, Collector, Rollout, decision_types
 
 
 class WorkerError(RuntimeError):
     """A collecting process failed; the message carries its traceback."""
 
 
-class Station:
-    """One collector and its opponents (see the module docstring)."""
+@dataclass
+class Summary:
+    """What ``collect`` sends back when the decisions stay in the process."""
 
-    def __init__(self, config: dict, model_config: dict, worker: int):
+    decisions: int
+    env_steps: int
+    hands: list
+
+
+@dataclass
+class CloneData:
+    """A process's recorded teacher decisions, their returns and its held-out rows."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+    train_rows: np.ndarray
+    test_rows: np.ndarray
+
+
+class Station:
+    """One collector, its opponents and a learner replica (see the module docstring)."""
+
+    def __init__(self, config: dict, model_config: dict, worker: int, group: Group | None = None):
         self.config = config
         self.worker = worker
         self.model_config = model_config
         self.model = build_network(config["game"], config["num_players"], model_config)
         self.model.eval()
+        self.learner = Learner(self.model, config["learning_rate"], group)
         self.collector: Collector | None = None
+        self.rollout: Rollout | None = None
+        self.clone_parts: list[Rollout] = []
+        self.clone_data: CloneData | None = None
         self.snapshots: dict[str, torch.nn.Module] = {}
         self.agents: dict[str, object] = {}
         self.pool = (["self"], [1.0])
@@ -45,14 +85,16 @@ class Station:
             self.agents[spec] = make_agent(spec, self.config["game"], self.config["num_players"], seed=seed)
         return self.agents[spec]
 
+    # ------------------------------------------------------------------ collecting
+
     def reseed(self, seed: int) -> None:
         c = self.config
         seed = seed * 1000 + self.worker
         self.agents.clear()
         self.collector = Collector(c["game"], c["num_players"], c["num_envs"], seed, self.model, c["reward_scale"],
                                    c["gamma"], c["shaping"], c["shaping_coef"], backend=vector_backend(c),
-                                   shaping_potential=c.get("shaping_potential", "deadwood"))
-        self._apply_pool(seed)
+                                   shaping_potential=c.get("shaping_potential", "deadwood"),
+                                   pool=self._pool(seed))
 
     def pool_update(self, names: list[str], probs: list[float], snapshots: dict[str, dict]) -> None:
         for name, state in snapshots.items():
@@ -60,35 +102,115 @@ class Station:
             network.load_state_dict(state)
             self.snapshots[name] = network.eval()
         for name in [n for n in self.snapshots if n not in names]:
-            del self.snapshots[name]
+            del self.snapshots[name]  # the collector keeps it while hands against it are still being played
         self.pool = (list(names), list(probs))
-        self._apply_pool(self.worker)
+        if self.collector is not None:
+            self.collector.set_pool(*self._pool(self.worker))
 
-    def _apply_pool(self, seed: int) -> None:
-        if self.collector is None:
-            return
+    def _pool(self, seed: int) -> tuple[list[str], list[float], dict]:
+        """(names, chances, opponents by name) of the current pool, agents seeded with ``seed``."""
         names, probs = self.pool
         opponents = {n: self.snapshots[n] if n in self.snapshots else self._agent(n, seed) for n in names if n != "self"}
-        self.collector.set_pool(names, probs, opponents)
+        return names, probs, opponents
 
-    def collect(self, state_dict: dict, target: int, teacher: str | None) -> Rollout:
-        self.model.load_state_dict(state_dict)
-        agent = None if teacher is None else self._agent(teacher, self.worker)
-        return self.collector.collect(target, agent)
+    def collect(self, target: int, keep: bool = True, state_dict: dict | None = None) -> Summary | Rollout:
+        """``target`` learner decisions with the current network; kept here for ``update`` (a summary
+        comes back) or, with ``keep`` False, sent back whole."""
+        if state_dict is not None:
+            self.model.load_state_dict(state_dict)
+        rollout = self.collector.collect(target)
+        if not keep:
+            return rollout
+        self.rollout = rollout
+        return Summary(len(rollout), rollout.env_steps, rollout.hands)
+
+    def update(self, settings: PPOSettings) -> dict:
+        """One PPO update on the decisions ``collect`` kept, gradients averaged over the processes."""
+        stats = self.learner.ppo_update(self.rollout, settings, self.worker)
+        self.rollout = None
+        return stats
+
+    # ------------------------------------------------------------------ cloning
+
+    def record_teacher(self, target: int, teacher: str) -> int:
+        """Record ``target`` more decisions of ``teacher`` in every seat; the number recorded so far."""
+        self.clone_parts.append(self.collect_teacher(target, teacher))
+        return sum(len(p) for p in self.clone_parts)
+
+    def collect_teacher(self, target: int, teacher: str) -> Rollout:
+        """``target`` decisions of ``teacher`` in every seat (every hand played to its end)."""
+        return self.collector.collect(target, self._agent(teacher, self.worker))
+
+    def clone_split(self, holdout: float, seed: int) -> int:
+        """Turn the recorded decisions into cloning data (returns of the hand, held-out rows); the
+        number of training rows."""
+        data = Rollout.concatenate(self.clone_parts)
+        self.clone_parts = []
+        c = self.config
+        returns = advantages(data.rewards, np.zeros(len(data), np.float32), data.next_index, data.done,
+                             data.bootstrap, c["gamma"], 1.0)[1]
+        count = len(data)
+        held = max(1, int(count * holdout))
+        order = np.random.default_rng(seed * 1000 + self.worker).permutation(count)
+        self.clone_data = CloneData(data.observations, data.masks, data.actions, returns, np.sort(order[held:]),
+                                    np.sort(order[:held]))
+        return count - held
+
+    def clone_epoch(self, minibatches: int, learning_rates: list[float], seed: int) -> None:
+        c = self.config
+        self.learner.clone_epoch(self.clone_data, self.clone_data.train_rows, minibatches, learning_rates,
+                                 c["vf_coef"], c["max_grad_norm"] * 10, seed, self.worker)
+
+    @torch.no_grad()
+    def clone_accuracy(self) -> np.ndarray:
+        """Per decision type: [agreeing, held-out decisions], then [squared value error, decisions]."""
+        data, rows = self.clone_data, self.clone_data.test_rows
+        types = decision_types(self.config["game"])[data.actions[rows]]
+        sums = np.zeros((len(DECISION_TYPES) + 1, 2))
+        for start in range(0, len(rows), 2048):
+            part = rows[start:start + 2048]
+            logits, values = self.model(torch.from_numpy(data.observations[part]), torch.from_numpy(data.masks[part]))
+            agree = (logits.argmax(dim=-1).numpy() == data.actions[part])
+            for t in range(len(DECISION_TYPES)):
+                chosen = types[start:start + len(part)] == t
+                sums[t] += (agree[chosen].sum(), chosen.sum())
+            sums[-1] += (float(((values.numpy() - data.returns[part]) ** 2).sum()), len(part))
+        return sums
+
+    def clone_done(self) -> None:
+        self.clone_data = None
+
+    # ------------------------------------------------------------------ the network
+
+    def get_state(self, optimizer: bool = False) -> dict:
+        state = {"model": {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}}
+        if optimizer:
+            state["optimizer"] = self.learner.optimizer.state_dict()
+        return state
+
+    def set_state(self, model: dict, optimizer: dict | None = None) -> None:
+        self.model.load_state_dict(model)
+        if optimizer is not None:
+            self.learner.optimizer.load_state_dict(optimizer)
 
 
-def _serve(connection, config: dict, model_config: dict, worker: int) -> None:
+def _serve(connection, config: dict, model_config: dict, worker: int, workers: int, store: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle: it checkpoints, then closes us
     station = None
     while True:
         command, arguments = connection.recv()
         if command == "close":
+            if workers > 1 and torch.distributed.is_initialized():
+                torch.distributed.destroy_process_group()
             connection.close()
             return
         try:
             if command == "start":
                 torch.set_num_threads(config["torch_threads"])
-                station = Station(config, model_config, worker)
+                if workers > 1:
+                    torch.distributed.init_process_group("gloo", init_method=f"file://{store}", rank=worker,
+                                                         world_size=workers)
+                station = Station(config, model_config, worker, Group(workers))
                 result = None
             else:
                 result = getattr(station, command)(*arguments)
@@ -105,11 +227,15 @@ class Stations:
         self.local = Station(config, model_config, 0) if config["num_workers"] == 0 else None
         self.connections = []
         self.processes = []
+        self._folder = None
         if self.local is None:
+            self._folder = tempfile.TemporaryDirectory(prefix="rummy-train-")
+            store = os.path.join(self._folder.name, "group")
             context = multiprocessing.get_context("spawn")
             for worker in range(self.count):
                 mine, theirs = context.Pipe()
-                process = context.Process(target=_serve, args=(theirs, config, model_config, worker), daemon=True)
+                process = context.Process(target=_serve, args=(theirs, config, model_config, worker, self.count, store),
+                                          daemon=True)
                 process.start()
                 self.connections.append(mine)
                 self.processes.append(process)
@@ -120,16 +246,26 @@ class Stations:
             return [getattr(self.local, command)(*(per_worker[0] if per_worker else arguments))]
         for w, connection in enumerate(self.connections):
             connection.send((command, per_worker[w] if per_worker else arguments))
-        results = []
-        for w, connection in enumerate(self.connections):
-            try:
-                status, result = connection.recv()
-            except EOFError:
-                raise WorkerError(f"collecting process {w} died (exit code {self.processes[w].exitcode})") from None
-            if status == "error":
-                raise WorkerError(f"collecting process {w} failed:\n{result}")
-            results.append(result)
-        return results
+        results: dict[int, object] = {}
+        waiting = dict(enumerate(self.connections))
+        while waiting:  # in arrival order, so that a failure is seen even while the others wait on it
+            for connection in multiprocessing.connection.wait(list(waiting.values())):
+                w = next(k for k, c in waiting.items() if c is connection)
+                try:
+                    status, result = connection.recv()
+                except EOFError:
+                    self.close(force=True)
+                    raise WorkerError(f"collecting process {w} died (exit code {self.processes[w].exitcode})") from None
+                if status == "error":
+                    self.close(force=True)
+                    raise WorkerError(f"collecting process {w} failed:\n{result}")
+                results[w] = result
+                del waiting[w]
+        return [results[w] for w in range(len(self.connections))]
+
+    def share(self, target: int) -> int:
+        """Each process's part of ``target`` decisions."""
+        return -(-target // self.count)
 
     def reseed(self, seed: int) -> None:
         self._all("reseed", seed)
@@ -137,18 +273,186 @@ class Stations:
     def pool_update(self, names: list[str], probs: list[float], snapshots: dict[str, dict]) -> None:
         self._all("pool_update", names, probs, snapshots)
 
-    def collect(self, state_dict: dict, target: int, teacher: str | None = None) -> Rollout:
-        share = -(-target // self.count)
-        return Rollout.concatenate(self._all("collect", state_dict, share, teacher))
+    def collect(self, target: int) -> Summary:
+        """``target`` decisions over all processes, kept where they were collected; their summary."""
+        parts = self._all("collect", self.share(target))
+        return Summary(sum(p.decisions for p in parts), sum(p.env_steps for p in parts),
+                       [h for p in parts for h in p.hands])
 
-    def close(self) -> None:
+    def collect_rollout(self, target: int, state_dict: dict) -> Rollout:
+        """``target`` decisions over all processes with ``state_dict``'s network, sent back whole."""
+        return Rollout.concatenate(self._all("collect", self.share(target), False, state_dict))
+
+    def update(self, settings: PPOSettings) -> dict:
+        return self._all("update", settings)[0]
+
+    def record_teacher(self, target: int, teacher: str) -> int:
+        return sum(self._all("record_teacher", self.share(target), teacher))
+
+    def collect_teacher(self, target: int, teacher: str) -> Rollout:
+        return Rollout.concatenate(self._all("collect_teacher", self.share(target), teacher))
+
+    def pids(self) -> list[int]:
+        """Process ids of the live collecting processes."""
+        return [p.pid for p in self.processes if p.is_alive()]
+
+    def clone_split(self, holdout: float, seed: int) -> int:
+        return sum(self._all("clone_split", holdout, seed))
+
+    def clone_epoch(self, minibatches: int, learning_rates: list[float], seed: int) -> None:
+        self._all("clone_epoch", minibatches, learning_rates, seed)
+
+    def clone_accuracy(self) -> np.ndarray:
+        return np.sum(self._all("clone_accuracy"), axis=0)
+
+    def clone_done(self) -> None:
+        self._all("clone_done")
+
+    def get_state(self, optimizer: bool = False) -> dict:
+        if self.local is not None:
+            return self.local.get_state(optimizer)
+        self.connections[0].send(("get_state", (optimizer,)))
+        status, result = self.connections[0].recv()
+        if status == "error":
+            raise WorkerError(f"collecting process 0 failed:\n{result}")
+        return result
+
+    def set_state(self, model: dict, optimizer: dict | None = None) -> None:
+        self._all("set_state", model, optimizer)
+
+    def close(self, force: bool = False) -> None:
         for connection in self.connections:
             try:
                 connection.send(("close", ()))
             except (BrokenPipeError, OSError):
                 pass
         for process in self.processes:
+            if force:
+                process.terminate()
             process.join(timeout=5)
             if process.is_alive():
                 process.terminate()
         self.connections, self.processes = [], []
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+
+def minibatch_count(total: int, minibatch_size: int) -> int:
+    """Minibatches an update of ``total`` decisions is split into (every process splits its own
+    share into as many)."""
+    return max(1, math.ceil(total / minibatch_size))
+
+
+class WorkerLearning:
+    """The learner lives in the collecting processes (DD-PPO, ``agents.training.learner``)."""
+
+    def __init__(self, stations: Stations):
+        self.stations = stations
+
+    def load(self, model: dict, optimizer: dict | None) -> None:
+        self.stations.set_state(model, optimizer)
+
+    def state(self) -> dict:
+        return self.stations.get_state()["model"]
+
+    def optimizer_state(self) -> dict:
+        return self.stations.get_state(optimizer=True)["optimizer"]
+
+    def collect(self, target: int) -> Summary:
+        return self.stations.collect(target)
+
+    def update(self, settings: PPOSettings) -> dict:
+        return self.stations.update(settings)
+
+    def record_teacher(self, target: int, teacher: str) -> int:
+        return self.stations.record_teacher(target, teacher)
+
+    def clone_split(self, holdout: float, seed: int) -> int:
+        return self.stations.clone_split(holdout, seed)
+
+    def clone_epoch(self, minibatches: int, learning_rates: list[float], seed: int) -> None:
+        self.stations.clone_epoch(minibatches, learning_rates, seed)
+
+    def clone_accuracy(self) -> np.ndarray:
+        return self.stations.clone_accuracy()
+
+    def clone_done(self) -> None:
+        self.stations.clone_done()
+
+
+class CentralLearning:
+    """The learner lives in the training process, on ``device`` (a GPU); the collecting processes
+    send their rollouts and play with the weights it sends them."""
+
+    def __init__(self, stations: Stations, model: torch.nn.Module, config, device: torch.device):
+        import copy
+
+        self.stations = stations
+        self.config = config
+        self.learner = Learner(copy.deepcopy(model), config.learning_rate, None, device)
+        self.rollout: Rollout | None = None
+        self.clone_data: CloneData | None = None
+        self.parts: list[Rollout] = []
+
+    def load(self, model: dict, optimizer: dict | None) -> None:
+        self.learner.model.load_state_dict(model)
+        if optimizer is not None:
+            self.learner.optimizer.load_state_dict(optimizer)
+        self.stations.set_state(model)
+
+    def state(self) -> dict:
+        return {k: v.detach().cpu().clone() for k, v in self.learner.model.state_dict().items()}
+
+    def optimizer_state(self) -> dict:
+        return self.learner.optimizer.state_dict()
+
+    def collect(self, target: int) -> Summary:
+        self.rollout = self.stations.collect_rollout(target, self.state())
+        return Summary(len(self.rollout), self.rollout.env_steps, self.rollout.hands)
+
+    def update(self, settings: PPOSettings) -> dict:
+        stats = self.learner.ppo_update(self.rollout, settings)
+        self.rollout = None
+        return stats
+
+    def record_teacher(self, target: int, teacher: str) -> int:
+        self.stations.set_state(self.state())
+        self.parts.append(self.stations.collect_teacher(target, teacher))
+        return sum(len(p) for p in self.parts)
+
+    def clone_split(self, holdout: float, seed: int) -> int:
+        data = Rollout.concatenate(self.parts)
+        self.parts = []
+        returns = advantages(data.rewards, np.zeros(len(data), np.float32), data.next_index, data.done,
+                             data.bootstrap, self.config.gamma, 1.0)[1]
+        held = max(1, int(len(data) * holdout))
+        order = np.random.default_rng(seed).permutation(len(data))
+        self.clone_data = CloneData(data.observations, data.masks, data.actions, returns, np.sort(order[held:]),
+                                    np.sort(order[:held]))
+        return len(data) - held
+
+    def clone_epoch(self, minibatches: int, learning_rates: list[float], seed: int) -> None:
+        c = self.config
+        self.learner.clone_epoch(self.clone_data, self.clone_data.train_rows, minibatches, learning_rates,
+                                 c.vf_coef, c.max_grad_norm * 10, seed)
+
+    @torch.no_grad()
+    def clone_accuracy(self) -> np.ndarray:
+        data, rows = self.clone_data, self.clone_data.test_rows
+        types = decision_types(self.config.game)[data.actions[rows]]
+        model = self.learner.model
+        sums = np.zeros((len(DECISION_TYPES) + 1, 2))
+        for start in range(0, len(rows), 4096):
+            part = rows[start:start + 4096]
+            obs, masks = self.learner.tensors(data.observations[part], data.masks[part])
+            logits, values = model(obs, masks)
+            agree = logits.argmax(dim=-1).cpu().numpy() == data.actions[part]
+            for t in range(len(DECISION_TYPES)):
+                chosen = types[start:start + len(part)] == t
+                sums[t] += (agree[chosen].sum(), chosen.sum())
+            sums[-1] += (float(((values.cpu().numpy() - data.returns[part]) ** 2).sum()), len(part))
+        return sums
+
+    def clone_done(self) -> None:
+        self.clone_data = None
