@@ -92,6 +92,9 @@ class TrainConfig:
     max_grad_norm: float = _f(0.5, "gradient norm clip", low=0.0)
     target_kl: float = _f(0.03, "stop an update's epochs once the approximate KL passes this (0: never)", low=0.0)
     reward_scale: float = _f(0.01, "points to reward units (a 100-point hand is a reward of 1)", low=1e-9, high=1e3)
+    critic: str = _f("observation", "what the advantages' values come from: observation (the policy's own value head) "
+                     "or oracle (a critic that also sees the other hands, for training only; docs/training.md)",
+                     choices=("observation", "oracle"))
     # --- getting past the sparse reward
     shaping: bool = _f(True, "potential-based shaping from the hand's penalty by the exact solver")
     shaping_potential: str = _f("deadwood", "what the potential counts: deadwood (the solver's least penalty) or "
@@ -297,13 +300,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     default = TrainConfig()
     for name, spec in fields().items():
         value = getattr(default, name)
-        shown = " ".join(map(str, value)) if isinstance(value, list) else value
-        help_text = f"{spec.metadata['help']} (default: {shown})".replace("%", "%%")
+        if isinstance(value, bool):
+            shown, metavar = str(value).lower(), "{true,false}"
+        elif isinstance(value, list):
+            shown, metavar = " ".join(map(str, value)), "V"
+        else:
+            shown, metavar = value, "{" + ",".join(map(str, spec.metadata["choices"])) + "}" if "choices" in spec.metadata \
+                else type(value).__name__.upper()
+        default_text = f" (default: {shown})" if shown != "" else ""
+        help_text = f"{spec.metadata['help']}{default_text}".replace("%", "%%")
         flag = "--" + name.replace("_", "-")
         if isinstance(value, list):
-            group.add_argument(flag, dest=name, nargs="+", default=None, metavar="V", help=help_text)
+            group.add_argument(flag, dest=name, nargs="+", default=None, metavar=metavar, help=help_text)
         else:
-            group.add_argument(flag, dest=name, default=None, metavar=type(value).__name__.upper(), help=help_text)
+            group.add_argument(flag, dest=name, default=None, metavar=metavar, help=help_text)
 
 
 def render_yaml(values: dict, header: str) -> str:

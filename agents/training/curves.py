@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -15,15 +16,16 @@ SMOOTHING = 5
 
 
 def plot_learning_curves(history: list[dict], evaluations: list[dict], path: str | Path, title: str = "") -> Path:
-    """Four panels: evaluation share of decided hands won and points per hand (95% intervals),
-    training win rate per pool opponent, and the PPO losses; written as a PNG to ``path``."""
+    """Six panels: evaluation share of decided hands won and points per hand (95% intervals), the
+    panel score (what picks best.pt), training win rate per pool opponent, the PPO losses, and the
+    speed (learner decisions/s and CPU-minutes used); written as a PNG to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(2, 2, figsize=(12, 8))
-    (won, points), (train, losses) = axes
+    figure, axes = plt.subplots(2, 3, figsize=(17, 8))
+    (won, points, score), (train, losses, speed) = axes
     opponents = sorted({o for e in evaluations for o in e["results"]})
     for opponent in opponents:
         for final in (False, True):
@@ -58,7 +60,22 @@ def plot_learning_curves(history: list[dict], evaluations: list[dict], path: str
     for key in ("policy_loss", "value_loss", "entropy", "approx_kl"):
         losses.plot(steps, [h.get(key, float("nan")) for h in history], label=key)
     losses.set(title="PPO", xlabel="learner decisions")
-    for axis in (won, points, train, losses):
+    scored = [(e["learner_steps"], e["panel_score"]) for e in evaluations
+              if not e.get("final") and e.get("panel_score") is not None and math.isfinite(e["panel_score"])]
+    if scored:
+        score.plot([x for x, _ in scored], [y for _, y in scored], marker="o", label="panel score")
+    score.axhline(0, color="grey", linewidth=0.8, linestyle="--")
+    score.set(title="panel score: mean points per hand (not random, not search)", xlabel="learner decisions")
+    rates = [h.get("charts/learner_decisions_per_s", h.get("charts/learner_steps_per_s", float("nan"))) for h in history]
+    speed.plot(steps, rates, label="learner decisions/s", color="tab:blue")
+    speed.set(title="speed", xlabel="learner decisions", ylabel="learner decisions/s")
+    if any("charts/cpu_minutes" in h for h in history):
+        cpu = speed.twinx()
+        cpu.plot(steps, [h.get("charts/cpu_minutes", float("nan")) for h in history], color="tab:orange",
+                 label="CPU-minutes, all processes")
+        cpu.set_ylabel("CPU-minutes, all processes")
+        cpu.legend(fontsize=8, loc="lower right")
+    for axis in (won, points, score, train, losses, speed):
         if axis.get_legend_handles_labels()[0]:
             axis.legend(fontsize=8)
         axis.grid(alpha=0.3)

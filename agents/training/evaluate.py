@@ -1,8 +1,9 @@
 """Evaluation of a learner checkpoint in the arena, on fixed duplicate deals, against a panel.
 
-Each opponent plays the learner on ``deals`` deals, every deal once per seat rotation (the arena's
-duplicate scheme, seeded, so every evaluation of a run sees the same cards). The learner plays
-greedily. Reported: hands, decided hands (with a winner), the learner's share of decided hands
+The learner sits in one seat against ``num_players − 1`` copies of each opponent, on ``deals``
+deals, every deal once per seat rotation (the arena's duplicate scheme, seeded, so every
+evaluation of a run sees the same cards, and the learner holds every seat of each deal in turn).
+The learner plays greedily; its fair share of decided hands is ``1 / num_players``. Reported: hands, decided hands (with a winner), the learner's share of decided hands
 won with a 95% Wilson interval, and its points per hand with a 95% interval over deals (a deal's
 rotations averaged first, since they share the cards).
 
@@ -72,8 +73,8 @@ def evaluate(checkpoint: str, game: str, num_players: int, opponents: list[str],
         count = deals if search_deals is None or not is_search(opponent) else search_deals
         if count == 0:
             continue
-        config = ArenaConfig(game=game, agents=(f"ppo:{checkpoint}", opponent), hands=count * num_players,
-                             num_players=num_players, seed=seed)
+        lineup = (f"ppo:{checkpoint}",) + (opponent,) * (num_players - 1)  # the learner in one seat, in turn each
+        config = ArenaConfig(game=game, agents=lineup, hands=count * num_players, num_players=num_players, seed=seed)
         records = run_arena(config, workers=workers, progress=progress)
         results[opponent] = summarize_learner(records)
     return results

@@ -63,14 +63,24 @@ class PPOSettings:
 
 
 class Learner:
-    """A network, its optimiser, and gradient steps averaged over ``group``."""
+    """A network (and, with the oracle critic, the critic), their optimiser, and gradient steps
+    averaged over ``group``."""
 
     def __init__(self, model: torch.nn.Module, learning_rate: float, group: Group | None = None,
-                 device: torch.device | str = "cpu"):
+                 device: torch.device | str = "cpu", critic: torch.nn.Module | None = None):
         self.device = torch.device(device)
         self.model = model.to(self.device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=learning_rate, eps=1e-5)
+        self.critic = critic.to(self.device) if critic is not None else None
+        self.optimizer = torch.optim.Adam(self.parameters(), lr=learning_rate, eps=1e-5)
         self.group = group or Group()
+
+    def parameters(self) -> list[torch.nn.Parameter]:
+        """Everything the optimiser steps: the network's parameters, then the critic's."""
+        return list(self.model.parameters()) + (list(self.critic.parameters()) if self.critic is not None else [])
+
+    def value_parameters(self) -> list[torch.nn.Parameter]:
+        """What a value warm-up trains: the network's value head, and the critic."""
+        return self.model.value_parameters() + (list(self.critic.parameters()) if self.critic is not None else [])
 
     def set_learning_rate(self, value: float) -> None:
         for group in self.optimizer.param_groups:
@@ -78,12 +88,12 @@ class Learner:
 
     def step(self, loss: torch.Tensor, max_grad_norm: float, parameters: list | None = None) -> None:
         """Backward, average the gradients over the group, clip, and step (only ``parameters`` if given)."""
-        trainable = list(self.model.parameters()) if parameters is None else parameters
+        trainable = self.parameters() if parameters is None else parameters
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if parameters is not None:  # the others take no step at all (Adam skips a parameter without a gradient)
             chosen = {id(p) for p in trainable}
-            for p in self.model.parameters():
+            for p in self.parameters():
                 if id(p) not in chosen:
                     p.grad = None
         grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in trainable]
@@ -119,10 +129,11 @@ class Learner:
         normalised = ((adv - mean) / (std + 1e-8)).astype(np.float32)
         obs, masks, actions, old_logp, old_values, adv_t, returns_t = self.tensors(
             rollout.observations, rollout.masks, rollout.actions, rollout.logp, rollout.values, normalised, returns)
+        hidden = self.tensors(rollout.hidden)[0] if self.critic is not None else None
         n = len(rollout)
         generator = torch.Generator()
         generator.manual_seed(settings.seed * 1_000_003 + rank)
-        value_parameters = model.value_parameters() if settings.value_only else None
+        value_parameters = self.value_parameters() if settings.value_only else None
         totals = torch.zeros(len(STAT_KEYS), dtype=torch.float64)
         steps = 0
         epochs_done = 0
@@ -131,12 +142,18 @@ class Learner:
             order = torch.randperm(n, generator=generator).to(self.device)
             epoch_kl = torch.zeros(2, dtype=torch.float64)
             for rows in torch.tensor_split(order, settings.minibatches):
-                logits, values = model(obs[rows], masks[rows])
+                logits, own_values = model(obs[rows], masks[rows])
+                values = own_values if self.critic is None else self.critic(obs[rows], hidden[rows])
                 loss, parts = ppo_loss(logits, values, masks[rows], actions[rows], old_logp[rows], old_values[rows],
                                        adv_t[rows], returns_t[rows], settings.clip_coef, settings.clip_value,
                                        settings.ent_coef, settings.vf_coef, normalize=False)
-                if settings.value_only:  # warm-up: the value head alone learns; the policy stays as cloned
-                    loss = settings.vf_coef * 0.5 * ((values - returns_t[rows]) ** 2).mean()
+                own_loss = 0.5 * ((own_values - returns_t[rows]) ** 2).mean()
+                if self.critic is not None:  # the policy's own value head learns the same returns
+                    loss = loss + settings.vf_coef * own_loss
+                if settings.value_only:  # warm-up: the value heads alone learn; the policy stays as cloned
+                    loss = settings.vf_coef * (own_loss + (0.5 * ((values - returns_t[rows]) ** 2).mean()
+                                                           if self.critic is not None else 0.0))
+                parts["own_value_loss"] = own_loss.detach()
                 self.step(loss, settings.max_grad_norm, value_parameters)
                 totals += torch.tensor([float(parts[k]) for k in STAT_KEYS], dtype=torch.float64)
                 epoch_kl += torch.tensor([float(parts["approx_kl"]) * len(rows), len(rows)], dtype=torch.float64)
@@ -165,6 +182,7 @@ class Learner:
         value of each position (its return), ``learning_rates[k]`` at step k."""
         model = self.model
         obs, masks, actions, targets = self.tensors(data.observations, data.masks, data.actions, data.returns)
+        hidden = self.tensors(data.hidden)[0] if self.critic is not None else None
         generator = torch.Generator()
         generator.manual_seed(seed * 1_000_003 + rank)
         order = torch.from_numpy(rows)[torch.randperm(len(rows), generator=generator)].to(self.device)
@@ -174,11 +192,13 @@ class Learner:
             logits, values = model(obs[batch], masks[batch])
             loss = torch.nn.functional.cross_entropy(logits, actions[batch]) + vf_coef * 0.5 * (
                 (values - targets[batch]) ** 2).mean()
+            if self.critic is not None:
+                loss = loss + vf_coef * 0.5 * ((self.critic(obs[batch], hidden[batch]) - targets[batch]) ** 2).mean()
             self.step(loss, max_grad_norm)
         model.eval()
 
 
-STAT_KEYS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+STAT_KEYS = ("policy_loss", "value_loss", "own_value_loss", "entropy", "approx_kl", "clip_fraction")
 
 
 def _explained(returns_sum, returns_squares, error_sum, error_squares, count) -> float:

@@ -30,6 +30,7 @@ from rummy_env.ruleset import make_ruleset
 from rummy_env.vector import VectorGame
 
 from .config import POTENTIALS
+from .critic import HiddenHands
 
 DECISION_TYPES = ("draw", "discard", "declare", "meld", "place")
 """Decision types for cloning accuracy, by the block of the action taken."""
@@ -106,6 +107,8 @@ class Rollout:
     hands: list = field(default_factory=list)
     """Per finished hand: (opponent name, learner seats, outcome, winner, points per seat, turns)."""
     env_steps: int = 0
+    hidden: np.ndarray | None = None
+    """With the oracle critic: per decision, the other seats' hands (``agents.training.critic``)."""
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -115,11 +118,12 @@ class Rollout:
         """One rollout of several (chains keep pointing inside their own part)."""
         offsets = np.cumsum([0] + [len(p) for p in parts[:-1]])
         next_index = [np.where(p.next_index >= 0, p.next_index + off, -1) for p, off in zip(parts, offsets)]
+        hidden = None if parts[0].hidden is None else np.concatenate([p.hidden for p in parts])
         return Rollout(*(np.concatenate([getattr(p, name) for p in parts]) for name in
                          ("observations", "masks", "actions", "logp", "values", "rewards")),
                        np.concatenate(next_index), np.concatenate([p.done for p in parts]),
                        np.concatenate([p.bootstrap for p in parts]),
-                       [h for p in parts for h in p.hands], sum(p.env_steps for p in parts))
+                       [h for p in parts for h in p.hands], sum(p.env_steps for p in parts), hidden)
 
 
 class Collector:
@@ -127,12 +131,15 @@ class Collector:
 
     def __init__(self, game: str, num_players: int, num_envs: int, seed: int, model: torch.nn.Module,
                  reward_scale: float, gamma: float, shaping: bool, shaping_coef: float, backend: str = "python",
-                 shaping_potential: str = "deadwood", pool: tuple | None = None, **rule_options):
+                 shaping_potential: str = "deadwood", pool: tuple | None = None, critic: torch.nn.Module | None = None,
+                 **rule_options):
         self.game = game
         self.num_players = num_players
         self.venv = VectorGame(game, num_envs, num_players, seed=seed, reward_scale=reward_scale,
                                backend=backend, **rule_options)
         self.model = model
+        self.critic = critic
+        self.hidden_hands = HiddenHands(game, num_players) if critic is not None else None
         self.gamma = gamma
         self.shaping_scale = shaping_coef * reward_scale if shaping else 0.0
         self.potential = Potential(game, num_players, shaping_potential)
@@ -187,6 +194,10 @@ class Collector:
             actions = logits.argmax(dim=-1)
         return actions.numpy(), log_p.gather(1, actions[:, None]).squeeze(1).numpy(), values.numpy()
 
+    @torch.no_grad()
+    def _critic_values(self, observations: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+        return self.critic(torch.from_numpy(observations), torch.from_numpy(hidden)).numpy().astype(np.float32)
+
     def _opponent_actions(self, rows: np.ndarray, observations: np.ndarray, masks: np.ndarray,
                           actions: np.ndarray) -> None:
         names = [self.opponent[i] for i in rows]
@@ -210,7 +221,7 @@ class Collector:
         n, players = venv.num_envs, self.num_players
         last = np.full((n, players), -1, np.int64)
         last_potential = np.zeros((n, players))
-        obs_parts, mask_parts, action_parts, logp_parts, value_parts = [], [], [], [], []
+        obs_parts, mask_parts, action_parts, logp_parts, value_parts, hidden_parts = [], [], [], [], [], []
         rewards: list[float] = []
         next_index: list[int] = []
         done: list[bool] = []
@@ -233,18 +244,23 @@ class Collector:
                 actions[:] = teacher_actions
             if mine.size:
                 obs, msk = observations[mine].copy(), masks[mine].copy()
+                seats = to_act[mine]
                 if teacher is None:
                     chosen, logp, values = self._policy(self.model, obs, msk)
                     actions[mine] = chosen
                 else:
                     chosen = teacher_actions[mine]
                     logp, values = np.zeros(mine.size, np.float32), np.zeros(mine.size, np.float32)
+                if self.critic is not None:
+                    hidden = self.hidden_hands.read(venv, mine, seats)
+                    hidden_parts.append(hidden)
+                    if teacher is None:
+                        values = self._critic_values(obs, hidden)
                 obs_parts.append(obs)
                 mask_parts.append(msk)
                 action_parts.append(np.asarray(chosen, np.int64))
                 logp_parts.append(logp)
                 value_parts.append(values)
-                seats = to_act[mine]
                 if shaping:
                     drawing = potential.draw_phase_rows(obs)
                     if drawing.any():
@@ -286,9 +302,13 @@ class Collector:
         cut = np.argwhere(last >= 0)
         if len(cut) and teacher is None:
             views = np.stack([venv.observe(i, seat) for i, seat in cut])
-            with torch.no_grad():
-                _, values = self.model(torch.from_numpy(views), torch.zeros(len(cut), venv.num_actions, dtype=torch.int8))
-            for (i, seat), view, value in zip(cut, views, values.numpy()):
+            if self.critic is not None:
+                values = self._critic_values(views, self.hidden_hands.read(venv, cut[:, 0], cut[:, 1]))
+            else:
+                with torch.no_grad():
+                    values = self.model(torch.from_numpy(views),
+                                        torch.zeros(len(cut), venv.num_actions, dtype=torch.int8))[1].numpy()
+            for (i, seat), view, value in zip(cut, views, values):
                 previous = last[i, seat]
                 bootstrap[previous] = value
                 if shaping:
@@ -298,4 +318,5 @@ class Collector:
         return Rollout(np.concatenate(obs_parts), np.concatenate(mask_parts), np.concatenate(action_parts),
                        np.concatenate(logp_parts).astype(np.float32), np.concatenate(value_parts).astype(np.float32),
                        np.asarray(rewards, np.float32), np.asarray(next_index, np.int64), np.asarray(done, bool),
-                       bootstrap, hands, env_steps)
+                       bootstrap, hands, env_steps,
+                       np.concatenate(hidden_parts) if hidden_parts else None)

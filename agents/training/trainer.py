@@ -82,6 +82,7 @@ class Run:
         self.model = build_network(config.game, config.num_players, model_config(config))
         self.model.eval()
         self.optimizer_state: dict | None = None
+        self.critic_state: dict | None = None
         self.pool = OpponentPool(config.pool_self_fraction, config.pool_rule_min, config.pool_random,
                                  config.pool_max_snapshots, config.pfsp_power)
         self.snapshots: dict[str, dict] = {}
@@ -100,7 +101,8 @@ class Run:
 
     def training_state(self) -> dict:
         return {
-            "optimizer": self.optimizer_state or {}, "pool": self.pool.state(), "snapshots": self.snapshots,
+            "optimizer": self.optimizer_state or {}, "critic": self.critic_state or {}, "pool": self.pool.state(),
+            "snapshots": self.snapshots,
             "torch_rng": torch.get_rng_state(), "counters": {
                 "update": self.update, "learner_steps": self.learner_steps, "env_steps": self.env_steps,
                 "cloned": self.cloned, "best_score": self.best_score, "cpu_seconds": self.cpu_seconds,
@@ -121,6 +123,7 @@ class Run:
         try:
             self.model.load_state_dict(model.state_dict())
             self.optimizer_state = state["optimizer"] or None
+            self.critic_state = state.get("critic") or None
             self.pool.load_state(state["pool"])
             self.snapshots = dict(state["snapshots"])
             torch.set_rng_state(state["torch_rng"])
@@ -260,7 +263,7 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
     stations = Stations(to_dict(config), model_config(config))
     learning = (CentralLearning(stations, run.model, config, device) if device.type != "cpu"
                 else WorkerLearning(stations))
-    learning.load(run.model.state_dict(), run.optimizer_state)
+    learning.load(run.model.state_dict(), run.optimizer_state, run.critic_state)
     clock = _Clock(stations)
     try:
         if config.bc_warm_start and not run.cloned:
@@ -319,7 +322,8 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
                     run.snapshots[name] = {k: v.clone() for k, v in run.model.state_dict().items()}
                     run.snapshots.pop(gone, None)
                 if config.eval_every and run.update % config.eval_every == 0 and run.update < num_updates:
-                    _evaluate(run, writer, config.eval_deals, config.eval_search_deals, bar.write, progress)
+                    _evaluate(run, writer, config.eval_deals, config.eval_search_deals,
+                              bar.write if config.progress else log, progress)
                 stations.pool_update(*_pool_arguments(run), {n: s for n, s in run.snapshots.items() if n not in names})
                 if run.update % config.checkpoint_every == 0:  # after the pool update, as a resumed run does
                     _checkpoint(run, learning, clock)
@@ -407,7 +411,9 @@ def _cpu_of(pid: int) -> float:
 def _checkpoint(run: Run, learning, clock: _Clock) -> None:
     """Write ``checkpoint.pt`` with the learner's optimiser state, counting the CPU time so far."""
     if learning is not None:
-        run.optimizer_state = learning.optimizer_state()
+        state = learning.training_state()
+        run.optimizer_state = state["optimizer"]
+        run.critic_state = state.get("critic")
     run.cpu_seconds += clock.cpu_main()
     run.cpu_seconds_all += clock.cpu_all()
     clock.restart()

@@ -16,6 +16,7 @@ same number of workers collects the same hands.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import multiprocessing
 import multiprocessing.connection
@@ -32,6 +33,7 @@ from agents.policy import build_network
 from agents.registry import make_agent
 
 from .config import vector_backend
+from .critic import OracleCritic
 from .learner import Group, Learner, PPOSettings
 from .ppo import advantages
 from .rollout import DECISION_TYPES, Collector, Rollout, decision_types
@@ -60,6 +62,7 @@ class CloneData:
     returns: np.ndarray
     train_rows: np.ndarray
     test_rows: np.ndarray
+    hidden: np.ndarray | None = None
 
 
 class Station:
@@ -71,7 +74,8 @@ class Station:
         self.model_config = model_config
         self.model = build_network(config["game"], config["num_players"], model_config)
         self.model.eval()
-        self.learner = Learner(self.model, config["learning_rate"], group)
+        self.critic = make_critic(config)
+        self.learner = Learner(self.model, config["learning_rate"], group, critic=self.critic)
         self.collector: Collector | None = None
         self.rollout: Rollout | None = None
         self.clone_parts: list[Rollout] = []
@@ -94,7 +98,7 @@ class Station:
         self.collector = Collector(c["game"], c["num_players"], c["num_envs"], seed, self.model, c["reward_scale"],
                                    c["gamma"], c["shaping"], c["shaping_coef"], backend=vector_backend(c),
                                    shaping_potential=c.get("shaping_potential", "deadwood"),
-                                   pool=self._pool(seed))
+                                   pool=self._pool(seed), critic=self.critic)
 
     def pool_update(self, names: list[str], probs: list[float], snapshots: dict[str, dict]) -> None:
         for name, state in snapshots.items():
@@ -153,7 +157,7 @@ class Station:
         held = max(1, int(count * holdout))
         order = np.random.default_rng(seed * 1000 + self.worker).permutation(count)
         self.clone_data = CloneData(data.observations, data.masks, data.actions, returns, np.sort(order[held:]),
-                                    np.sort(order[:held]))
+                                    np.sort(order[:held]), data.hidden)
         return count - held
 
     def clone_epoch(self, minibatches: int, learning_rates: list[float], seed: int) -> None:
@@ -183,15 +187,10 @@ class Station:
     # ------------------------------------------------------------------ the network
 
     def get_state(self, optimizer: bool = False) -> dict:
-        state = {"model": {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}}
-        if optimizer:
-            state["optimizer"] = self.learner.optimizer.state_dict()
-        return state
+        return learner_state(self.learner, optimizer)
 
-    def set_state(self, model: dict, optimizer: dict | None = None) -> None:
-        self.model.load_state_dict(model)
-        if optimizer is not None:
-            self.learner.optimizer.load_state_dict(optimizer)
+    def set_state(self, model: dict, optimizer: dict | None = None, critic: dict | None = None) -> None:
+        load_learner_state(self.learner, model, optimizer, critic)
 
 
 def _serve(connection, config: dict, model_config: dict, worker: int, workers: int, store: str) -> None:
@@ -317,8 +316,8 @@ class Stations:
             raise WorkerError(f"collecting process 0 failed:\n{result}")
         return result
 
-    def set_state(self, model: dict, optimizer: dict | None = None) -> None:
-        self._all("set_state", model, optimizer)
+    def set_state(self, model: dict, optimizer: dict | None = None, critic: dict | None = None) -> None:
+        self._all("set_state", model, optimizer, critic)
 
     def close(self, force: bool = False) -> None:
         for connection in self.connections:
@@ -338,6 +337,35 @@ class Stations:
             self._folder = None
 
 
+def make_critic(config: dict) -> torch.nn.Module | None:
+    """The oracle critic when ``critic`` is ``oracle`` (seeded from the run's seed), else None."""
+    if config.get("critic", "observation") != "oracle":
+        return None
+    generator_state = torch.get_rng_state()
+    torch.manual_seed(config["seed"] + 17)
+    critic = OracleCritic(config["game"], config["num_players"]).eval()
+    torch.set_rng_state(generator_state)
+    return critic
+
+
+def learner_state(learner: Learner, optimizer: bool = False) -> dict:
+    """The learner's network (and critic, and optimiser) as plain CPU tensors."""
+    state = {"model": {k: v.detach().cpu().clone() for k, v in learner.model.state_dict().items()}}
+    if learner.critic is not None:
+        state["critic"] = {k: v.detach().cpu().clone() for k, v in learner.critic.state_dict().items()}
+    if optimizer:
+        state["optimizer"] = learner.optimizer.state_dict()
+    return state
+
+
+def load_learner_state(learner: Learner, model: dict, optimizer: dict | None = None, critic: dict | None = None) -> None:
+    learner.model.load_state_dict(model)
+    if critic is not None and learner.critic is not None:
+        learner.critic.load_state_dict(critic)
+    if optimizer is not None:
+        learner.optimizer.load_state_dict(optimizer)
+
+
 def minibatch_count(total: int, minibatch_size: int) -> int:
     """Minibatches an update of ``total`` decisions is split into (every process splits its own
     share into as many)."""
@@ -350,14 +378,15 @@ class WorkerLearning:
     def __init__(self, stations: Stations):
         self.stations = stations
 
-    def load(self, model: dict, optimizer: dict | None) -> None:
-        self.stations.set_state(model, optimizer)
+    def load(self, model: dict, optimizer: dict | None, critic: dict | None = None) -> None:
+        self.stations.set_state(model, optimizer, critic)
 
     def state(self) -> dict:
         return self.stations.get_state()["model"]
 
-    def optimizer_state(self) -> dict:
-        return self.stations.get_state(optimizer=True)["optimizer"]
+    def training_state(self) -> dict:
+        """The optimiser's and the critic's state (what a checkpoint keeps beside the network)."""
+        return self.stations.get_state(optimizer=True)
 
     def collect(self, target: int) -> Summary:
         return self.stations.collect(target)
@@ -386,29 +415,33 @@ class CentralLearning:
     send their rollouts and play with the weights it sends them."""
 
     def __init__(self, stations: Stations, model: torch.nn.Module, config, device: torch.device):
-        import copy
+        import copy  # noqa: PLC0415 - the deep copy of the network, only for a GPU learner
 
         self.stations = stations
         self.config = config
-        self.learner = Learner(copy.deepcopy(model), config.learning_rate, None, device)
+        self.learner = Learner(copy.deepcopy(model), config.learning_rate, None, device,
+                               critic=make_critic(dataclasses.asdict(config)))
         self.rollout: Rollout | None = None
         self.clone_data: CloneData | None = None
         self.parts: list[Rollout] = []
 
-    def load(self, model: dict, optimizer: dict | None) -> None:
-        self.learner.model.load_state_dict(model)
-        if optimizer is not None:
-            self.learner.optimizer.load_state_dict(optimizer)
-        self.stations.set_state(model)
+    def load(self, model: dict, optimizer: dict | None, critic: dict | None = None) -> None:
+        load_learner_state(self.learner, model, optimizer, critic)
+        self._send()
+
+    def _send(self) -> None:
+        state = learner_state(self.learner)
+        self.stations.set_state(state["model"], None, state.get("critic"))
 
     def state(self) -> dict:
-        return {k: v.detach().cpu().clone() for k, v in self.learner.model.state_dict().items()}
+        return learner_state(self.learner)["model"]
 
-    def optimizer_state(self) -> dict:
-        return self.learner.optimizer.state_dict()
+    def training_state(self) -> dict:
+        return learner_state(self.learner, optimizer=True)
 
     def collect(self, target: int) -> Summary:
-        self.rollout = self.stations.collect_rollout(target, self.state())
+        self._send()
+        self.rollout = self.stations.collect_rollout(target, None)
         return Summary(len(self.rollout), self.rollout.env_steps, self.rollout.hands)
 
     def update(self, settings: PPOSettings) -> dict:
@@ -417,7 +450,6 @@ class CentralLearning:
         return stats
 
     def record_teacher(self, target: int, teacher: str) -> int:
-        self.stations.set_state(self.state())
         self.parts.append(self.stations.collect_teacher(target, teacher))
         return sum(len(p) for p in self.parts)
 
@@ -429,7 +461,7 @@ class CentralLearning:
         held = max(1, int(len(data) * holdout))
         order = np.random.default_rng(seed).permutation(len(data))
         self.clone_data = CloneData(data.observations, data.masks, data.actions, returns, np.sort(order[held:]),
-                                    np.sort(order[:held]))
+                                    np.sort(order[:held]), data.hidden)
         return len(data) - held
 
     def clone_epoch(self, minibatches: int, learning_rates: list[float], seed: int) -> None:
