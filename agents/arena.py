@@ -49,10 +49,12 @@ import numpy as np
 
 from rummy_env.game import GameState
 from rummy_env.match import Match
+from rummy_env.games import GAME_SPECS, is_game
 from rummy_env.ruleset import GAMES, make_ruleset, parse_option
 from rummy_env.vector import VectorGame
 
 from .base import Agent, AgentError, plays_many_hands
+from .batch import act_for_rows
 from .registry import AGENT_NAMES
 from .stats import elo_ratings, mean_interval, openskill_ratings, wilson_interval
 
@@ -240,41 +242,9 @@ def _reset_hand_agents(agents: Sequence[Agent], seeds: Sequence[int], hands_play
 
 def _choose(vector: VectorGame, rows: list[int], seats: list[list[Agent]]) -> np.ndarray:
     """The action of the seat to act in each of ``rows``: each agent is asked once, for all its rows."""
-    to_act = vector.to_act.tolist()
-    groups: dict[int, tuple[Agent, list[int], list[int]]] = {}
-    for place, i in enumerate(rows):
-        agent = seats[i][to_act[i]]
-        group = groups.get(id(agent))
-        if group is None:
-            groups[id(agent)] = (agent, [i], [place])
-        else:
-            group[1].append(i)
-            group[2].append(place)
-    masks = vector.action_masks
-    observations = vector.observations
-    actions = np.empty(len(rows), np.int64)
-    for agent, agent_rows, places in groups.values():
-        if len(agent_rows) == 1 and not plays_many_hands(agent):
-            # the default act_batch is a loop over act: for one row, act itself (saves the batch copies)
-            i = agent_rows[0]
-            action = agent.act(observations[i].copy(), masks[i].copy())
-            if not (isinstance(action, (int, np.integer)) and 0 <= action < vector.num_actions and masks[i, action]):
-                raise AgentError(f"agent {agent.name!r} in seat {to_act[i]} chose action {action!r}, "
-                                 "which its mask forbids")
-            actions[places[0]] = action
-            continue
-        got = np.asarray(agent.act_batch(observations[agent_rows], masks[agent_rows]))
-        if got.shape != (len(agent_rows),) or got.dtype.kind not in "iu":
-            raise AgentError(f"agent {agent.name!r} returned actions of shape {got.shape} and dtype {got.dtype}: "
-                             f"expected {len(agent_rows)} integer action ids, one per row")
-        allowed = (got >= 0) & (got < vector.num_actions)
-        allowed[allowed] = masks[np.asarray(agent_rows)[allowed], got[allowed]] != 0
-        if not allowed.all():
-            k = int(np.argmin(allowed))
-            raise AgentError(f"agent {agent.name!r} in seat {to_act[agent_rows[k]]} chose action {int(got[k])}, "
-                             "which its mask forbids")
-        actions[places] = got
-    return actions
+    to_act = [int(vector.to_act[i]) for i in rows]
+    return act_for_rows([seats[i][seat] for i, seat in zip(rows, to_act)], vector.observations, vector.action_masks,
+                        rows, to_act)
 
 
 _WORKER: dict = {}
@@ -319,8 +289,8 @@ def _run_task(task: tuple[int, range]) -> list[dict]:
 
 def check_config(config: ArenaConfig, factory: Callable[[str, int], Agent] | None = None) -> _AgentPool:
     """Build every agent once (so a bad spec or checkpoint fails before any game); the built pool."""
-    if config.game not in GAMES:
-        raise AgentError(f"unknown game {config.game!r}: expected one of {', '.join(GAMES)}")
+    if not is_game(config.game):
+        raise AgentError(f"unknown game {config.game!r}: expected one of {', '.join(GAME_SPECS)}")
     try:
         make_ruleset(config.game, config.num_players, **config.options)
     except ValueError as error:

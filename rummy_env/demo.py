@@ -16,9 +16,8 @@ import sys
 from .cards import format_cards, sort_key
 from .game import GameState
 from .melds import table_meld_cards
+from .games import game_spec
 from .ruleset import GAMES, make_ruleset
-
-TITLES = {"indian": "Indian Rummy", "basic": "Basic Rummy", "romi": "Indiai römi"}
 
 
 def play_random_hand(game: str, num_players: int, seed: int) -> GameState:
@@ -34,7 +33,7 @@ def describe_hand(state: GameState) -> str:
     """The end of a hand in words: outcome, each player's cards and payment, the table."""
     rules = state.rules
     result = state.result
-    lines = [f"{TITLES[rules.game]}, {rules.num_players} players, seed {state.seed}: "
+    lines = [f"{rules.spec.title}, {rules.num_players} players, seed {state.seed}: "
              f"{result.outcome} after {state.turn} turns"
              + (f", player_{result.winner} wins" if result.winner is not None else "")]
     for p in range(rules.num_players):
@@ -78,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         if game in playable:
             print(describe_hand(play_random_hand(game, args.players, args.seed)))
         else:
-            print(f"{TITLES[game]}: skipped: {seating_problem(game, args.players)}")
+            print(f"{game_spec(game).title}: skipped: {seating_problem(game, args.players)}")
         print()
     return 0
 

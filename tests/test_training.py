@@ -340,7 +340,7 @@ def test_payment_potential_is_what_the_seat_would_pay(game):
     """shaping_potential=payment reads from the observation exactly what the seat to act would pay
     if another player went out now: B5 every card in hand; R7 every card, or 80 before its first
     meld; Indian the I7 penalty, as the deadwood potential. Checked against the engine's state."""
-    from rummy_env.cards import card_values
+    from rummy_env.games import game_spec
     from rummy_env.vector import VectorGame
 
     venv = VectorGame(game, 4, 2, seed=3)
@@ -357,7 +357,7 @@ def test_payment_potential_is_what_the_seat_would_pay(game):
             elif game == "romi" and not state.opened[seat]:
                 want = 80
             else:
-                want = sum(v * n for v, n in zip(card_values(game), state.hands[seat]))
+                want = sum(v * n for v, n in zip(game_spec(game).values, state.hands[seat]))
             assert payment.penalty_of(venv.observations[i]) == want
             seen.add(bool(state.opened[seat]) if game == "romi" else True)
         venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks]))

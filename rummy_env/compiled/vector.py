@@ -20,9 +20,9 @@ import operator
 
 import numpy as np
 
-from ..aec_env import IllegalActionError
+from ..batch import VectorGame
+from ..episode import IllegalActionError
 from ..game import GameState, HandResult
-from ..vector import VectorGame
 
 
 def _indian_core():
@@ -118,6 +118,7 @@ class CompiledVectorGame(VectorGame):
         self._clear()
         for i in self._result_rows:
             self.results[i] = None
+            self.settlements[i] = None
         self._play(rows, values)
         return self.observations, self.action_masks, self.to_act, self.rewards, self.terminated, self.truncated
 
@@ -126,6 +127,7 @@ class CompiledVectorGame(VectorGame):
         values = self._checked_values(rows, actions, "one per row", empty_ok=True)
         self._clear()
         self.results = [None] * self.num_envs
+        self.settlements = [None] * self.num_envs
         self._play(rows, values)
         return self.observations, self.action_masks, self.to_act, self.rewards, self.terminated, self.truncated
 
