@@ -19,7 +19,11 @@ __all__ = ["GAMES", "GAME_SPECS", "GameSpec", "RuleSet", "game_options", "game_s
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Everything the engine needs to know about one game with its options (from ``GAME_SPECS``)."""
+    """Everything the engine needs to know about one game with its options (from ``GAME_SPECS``).
+
+    The rule flags (``table_melds`` … ``low_total_wins``) are the spec's, copied so the engine's hot
+    paths read them as fields; ``GameSpec`` documents each. The options follow them.
+    """
 
     game: str
     num_players: int
@@ -29,21 +33,14 @@ class RuleSet:
     ace_high: bool
     max_jokers: int | None
     table_melds: bool
-    """Basic and römi lay melds on the table (B3, R5); Indian declares from the hand (I5, I9)."""
     declares: bool
-    """Indian: the hand ends by a declaration (I5)."""
     wild_joker: bool
     cut_card: bool
     later_take_must_be_placed: bool
-    """römi: the discard top taken after the first turn must reach the table that turn (R4)."""
     layoff_needs_own_meld: bool
-    """römi: lay-offs and swaps need a meld of one's own on the table (R5)."""
     out_without_discard: bool
-    """Basic: a play may empty the hand and go out (B4); römi needs a last discard (R6)."""
     unopened_penalty: int | None
-    """römi: what a player with no meld laid this hand pays (R7)."""
     low_total_wins: bool
-    """Indian and römi add penalties, lowest wins (I8, R8); Basic adds scores, highest wins (B6)."""
     penalty_cap: int | None
     match_target: int
     max_turns: int

@@ -361,6 +361,8 @@ def test_agents_that_break_the_mask_are_stopped():
                   factory=lambda spec, i: Cheater("basic", 2) if spec == "cheater" else RandomAgent("basic", 2))
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # the hang this guards against is a worker that never answers
 def test_policy_checkpoint_with_two_workers_does_not_hang(tmp_path):
     """A parent that loaded torch (and started its threads) must not fork arena workers: a forked
     child could hang in its first torch call. The run finishes, with the same records as one worker."""

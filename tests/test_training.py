@@ -91,6 +91,8 @@ def test_sampled_actions_are_always_legal(game):
     assert np.isfinite(rollout.logp).all() and (rollout.logp <= 0).all()
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize(("game", "players"), [("indian", 2), ("indian", 3), ("basic", 2), ("romi", 2),
                                                   ("romi", 3)])
 def test_numba_collection_matches_python(game, players):
@@ -149,6 +151,7 @@ class HighestLegal(Agent):
         return int(np.flatnonzero(action_mask)[-1])
 
 
+@pytest.mark.slow
 def test_cloning_fits_a_planted_teacher(tmp_path):
     """Cloning learns a simple teacher's rule well above chance on held-out decisions."""
     config = make_config({"run_dir": str(tmp_path), "bc_decisions": 3000, "bc_epochs": 12, "num_workers": 0,
@@ -187,6 +190,7 @@ def _scalars(run_dir) -> dict[str, list[float]]:
     return {tag: [e.value for e in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "players"), [("indian", 2), ("basic", 2), ("romi", 2), ("basic", 3)])
 def test_short_run_writes_logs_checkpoints_and_curves(game, players, tmp_path):
     config = make_config(TINY | {"game": game, "num_players": players, "run_dir": str(tmp_path / game)})
@@ -220,6 +224,7 @@ def _losses(run_dir) -> list[tuple]:
     return [(h["update"], h["policy_loss"], h["value_loss"]) for h in json.loads(state["history"])]
 
 
+@pytest.mark.slow
 def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatch):
     """Same seed, same losses; a run interrupted after a checkpoint and resumed gives the same
     losses as the uninterrupted run (CPU, collection in-process)."""
@@ -285,6 +290,7 @@ def test_cli_reports_config_errors_before_training(tmp_path, capsys):
     assert "not a training run folder" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_resume_from_a_corrupt_checkpoint_names_it(tmp_path, capsys):
     run_dir = tmp_path / "run"
     train(make_config(TINY | {"run_dir": str(run_dir), "total_steps": 512, "bc_warm_start": False,

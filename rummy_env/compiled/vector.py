@@ -161,12 +161,7 @@ class CompiledVectorGame(VectorGame):
         i, action = int(rows[k]), int(array[k])
         if code == 1:
             raise IllegalActionError(f"row {i}: action {action} is out of range: expected 0..{self.num_actions - 1}")
-        state = self.state(i)
-        try:
-            reason = state.why_illegal(self._moves[action])
-        except Exception:  # noqa: BLE001 - the reason is a courtesy; the refusal stands
-            reason = "its mask forbids it"
-        raise IllegalActionError(f"row {i}: illegal action {action} for seat {state.current}: {reason}")
+        self._refuse(i, action)
 
     def _has_hand(self, i: int) -> bool:
         return self._seeds[i] is not None

@@ -26,8 +26,8 @@ GAME_SPECS: dict[str, GameSpec] = {spec.name: spec for module in (indian, basic,
 GAMES: tuple[str, ...] = tuple(GAME_SPECS)
 """The shipped games' names, in the rule book's order."""
 
-_RETIRED: set[str] = set()
-"""Names unregistered in this process: never given to another spec (caches key on names)."""
+_RETIRED: dict[str, GameSpec] = {}
+"""Names unregistered in this process, with their specs: never given to another spec (caches key on names)."""
 
 
 def is_game(name) -> bool:
@@ -47,15 +47,16 @@ def game_spec(game: str) -> GameSpec:
 def register(spec: GameSpec) -> GameSpec:
     """Add ``spec`` to the registry (registering the same object again changes nothing).
 
-    A name already taken by another spec, or once taken in this process, is refused: caches of
-    action layouts and observation layouts are keyed by the game's name.
+    A name taken by another spec, now or earlier in this process, is refused: caches of action
+    layouts and observation layouts are keyed by the game's name.
     """
     if not isinstance(spec, GameSpec):
         raise TypeError(f"register({spec!r}): expected a rummy_env.games.GameSpec")
-    held = GAME_SPECS.get(spec.name)
+    held = GAME_SPECS.get(spec.name) or _RETIRED.get(spec.name)
     if held is spec:
+        GAME_SPECS[spec.name] = spec
         return spec
-    if held is not None or spec.name in _RETIRED:
+    if held is not None:
         raise ValueError(f"game name {spec.name!r} is taken: give the variant a name of its own")
     GAME_SPECS[spec.name] = spec
     return spec
@@ -65,9 +66,8 @@ def unregister(name: str) -> None:
     """Remove a game added with ``register`` (tests); the shipped games stay."""
     if name in GAMES:
         raise ValueError(f"game {name!r} is shipped with rummy-env and stays registered")
-    game_spec(name)
+    _RETIRED[name] = game_spec(name)
     del GAME_SPECS[name]
-    _RETIRED.add(name)
 
 
 class by_game(Mapping):
