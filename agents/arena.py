@@ -56,7 +56,7 @@ from rummy_env.vector import VectorGame
 from .base import Agent, AgentError, plays_many_hands
 from .batch import act_for_rows
 from .registry import AGENT_NAMES
-from .stats import elo_ratings, mean_interval, openskill_ratings, wilson_interval
+from .stats import elo_ratings, mean_interval, openskill_ratings, percent_text, points_text, wilson_interval
 
 
 @dataclass(frozen=True)
@@ -475,12 +475,6 @@ def display_names(specs: Sequence[str]) -> list[str]:
 # ----------------------------------------------------------------------------- output
 
 
-def _interval(low: float, high: float, digits: int) -> str:
-    if math.isnan(low):
-        return "n/a"
-    return f"[{low:.{digits}f}, {high:.{digits}f}]"
-
-
 def print_summary(summary: dict) -> None:
     """The per-agent table (and per-table results when there are several tables), with rich."""
     from rich.console import Console
@@ -500,8 +494,8 @@ def print_summary(summary: dict) -> None:
     for row in summary["agents"]:
         table.add_row(
             row["agent"], str(row["units"]), str(row["wins"]),
-            f"{row['win_rate']:.3f} {_interval(row['win_rate_low'], row['win_rate_high'], 3)}",
-            f"{row['mean_points']:+.2f} {_interval(row['points_low'], row['points_high'], 2)}",
+            percent_text(row["win_rate"], row["win_rate_low"], row["win_rate_high"]),
+            points_text(row["mean_points"], row["points_low"], row["points_high"]),
             str(row["stalemates"]), str(row["cut_offs"]), f"{row['rating']:.1f}",
         )
     console.print(table)
@@ -512,7 +506,7 @@ def print_summary(summary: dict) -> None:
         for row in summary["tables"]:
             heads.add_row(" vs ".join(row["agents"]), str(row["units"]),
                           ", ".join(f"{a} {w}" for a, w in row["wins"].items()),
-                          ", ".join(f"{a} {p:+.2f}" for a, p in row["mean_points"].items()))
+                          ", ".join(f"{a} {p:+.1f}" for a, p in row["mean_points"].items()))
         console.print(heads)
 
 
