@@ -194,7 +194,6 @@ class raw_env(AECEnv, EzPickle):
         self._layout = action_layout(game)
         self._num_actions = self._layout.num_actions
         self._hand = HandPlay(self._layout, ObservationEncoder(self.rules))
-        self._mask_ids = b""
         obs_layout = layout_for(self.rules)
         self.observation_spaces = {
             agent: spaces.Dict({
@@ -273,7 +272,7 @@ class raw_env(AECEnv, EzPickle):
         obs.flags.writeable = False
         if (seat == state.current and agent in self.terminations
                 and not (self.terminations[agent] or self.truncations[agent])):
-            mask = self._mask_ids = bytes(self._hand.mask())  # what step() checks an action against
+            mask = self._hand.mask()
         else:
             mask = _NO_MASK_BYTES.get(self._num_actions) or _NO_MASK_BYTES.setdefault(self._num_actions, bytes(self._num_actions))
         # numpy arrays over bytes are read-only

@@ -220,12 +220,13 @@ class HandPlay:
     of an action the mask allows skips the engine's search for the move (``GameState.apply_listed``).
     """
 
-    __slots__ = ("layout", "tracker", "state", "_listed", "_allowed")
+    __slots__ = ("layout", "tracker", "state", "_moves", "_listed", "_allowed")
 
     def __init__(self, layout: ActionLayout, encoder: ObservationEncoder):
         self.layout = layout
         self.tracker = ObservationTracker(encoder)
         self.state: GameState | None = None
+        self._moves = layout.moves
         self._listed: tuple | None = None
         self._allowed = b""
 
@@ -239,12 +240,11 @@ class HandPlay:
         """The observation of ``seat`` now (a new array)."""
         return self.tracker.observe(self.state, seat, match_totals)
 
-    def mask(self) -> bytearray:
-        """The action mask of the seat to act, as bytes 0/1 (a new buffer)."""
+    def mask(self) -> bytes:
+        """The action mask of the seat to act, as bytes 0/1."""
         moves = self.state.legal_moves()
-        mask = self.layout.mask_of(moves)
         self._listed = moves
-        self._allowed = bytes(mask)
+        mask = self._allowed = bytes(self.layout.mask_of(moves))
         return mask
 
     def play(self, action: int) -> None:
@@ -254,7 +254,7 @@ class HandPlay:
         engine, which raises ``IllegalMoveError`` and changes nothing when it is illegal.
         """
         state = self.state
-        move = self.layout.moves[action]
+        move = self._moves[action]
         seat = state.current
         drawn = state.stock[-1] if move[0] == DRAW and state.stock else -1  # for the tracker
         if self._listed is not None and self._allowed[action]:
