@@ -136,7 +136,8 @@ _frombuffer = np.frombuffer
 _INT8 = np.dtype(np.int8)
 
 ENV_NAMES = by_game("env_name")
-"""``metadata["name"]`` per game (``GameSpec.env_name``); the suffix is bumped by any change that affects learning."""
+"""``metadata["name"]`` per game (``GameSpec.env_name``); the suffix goes up with any change that
+affects learning."""
 
 _NO_MASK_BYTES: dict[int, bytes] = {}
 
@@ -174,9 +175,8 @@ class raw_env(AECEnv, EzPickle):
         self.rules = make_ruleset(game, num_players, **rule_options)  # an unknown game is an error naming it
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported: expected None, 'human' or 'ansi'")
-        check_illegal_options(illegal_action, None)
-        self.options = EpisodeOptions(match, match_reward, max_hands, reward_scale)
         check_illegal_options(illegal_action, illegal_reward)
+        self.options = EpisodeOptions(match, match_reward, max_hands, reward_scale)
         self.metadata = dict(self.metadata, name=self.rules.spec.env_name)
         self.game = game
         self.render_mode = render_mode

@@ -135,7 +135,8 @@ class SingleAgentRummyEnv(gymnasium.Env):
         else:
             num_players = 2 if num_players is None else num_players
             opponent_list = None if opponents is None else [opponents] * (num_players - 1)
-        if "seed" in options and isinstance(game, str) and game in GAME_SPECS:  # a keyword of VectorGame, but no option of rummy_env.env
+        # a keyword of VectorGame, but no option of rummy_env.env
+        if "seed" in options and isinstance(game, str) and game in GAME_SPECS:
             make_ruleset(game, num_players, **options)  # refuses it, naming it, as rummy_env.env does
         if "backend" in options:
             raise ValueError(f"option backend={options['backend']!r}: the single-agent wrapper plays on the "

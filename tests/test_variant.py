@@ -56,7 +56,8 @@ def test_the_single_agent_wrapper_plays_it_to_the_end():
     observation, info = env.reset(seed=3)
     rng = np.random.default_rng(3)
     for _ in range(5000):
-        observation, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        observation, reward, terminated, truncated, info = env.step(action)
         if terminated or truncated:
             break
     assert terminated or truncated
