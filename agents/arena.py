@@ -49,12 +49,14 @@ import numpy as np
 
 from rummy_env.game import GameState
 from rummy_env.match import Match
+from rummy_env.games import GAME_SPECS, is_game
 from rummy_env.ruleset import GAMES, make_ruleset, parse_option
 from rummy_env.vector import VectorGame
 
 from .base import Agent, AgentError, plays_many_hands
+from .batch import act_for_rows
 from .registry import AGENT_NAMES
-from .stats import elo_ratings, mean_interval, openskill_ratings, wilson_interval
+from .stats import elo_ratings, mean_interval, openskill_ratings, percent_text, points_text, wilson_interval
 
 
 @dataclass(frozen=True)
@@ -240,41 +242,9 @@ def _reset_hand_agents(agents: Sequence[Agent], seeds: Sequence[int], hands_play
 
 def _choose(vector: VectorGame, rows: list[int], seats: list[list[Agent]]) -> np.ndarray:
     """The action of the seat to act in each of ``rows``: each agent is asked once, for all its rows."""
-    to_act = vector.to_act.tolist()
-    groups: dict[int, tuple[Agent, list[int], list[int]]] = {}
-    for place, i in enumerate(rows):
-        agent = seats[i][to_act[i]]
-        group = groups.get(id(agent))
-        if group is None:
-            groups[id(agent)] = (agent, [i], [place])
-        else:
-            group[1].append(i)
-            group[2].append(place)
-    masks = vector.action_masks
-    observations = vector.observations
-    actions = np.empty(len(rows), np.int64)
-    for agent, agent_rows, places in groups.values():
-        if len(agent_rows) == 1 and not plays_many_hands(agent):
-            # the default act_batch is a loop over act: for one row, act itself (saves the batch copies)
-            i = agent_rows[0]
-            action = agent.act(observations[i].copy(), masks[i].copy())
-            if not (isinstance(action, (int, np.integer)) and 0 <= action < vector.num_actions and masks[i, action]):
-                raise AgentError(f"agent {agent.name!r} in seat {to_act[i]} chose action {action!r}, "
-                                 "which its mask forbids")
-            actions[places[0]] = action
-            continue
-        got = np.asarray(agent.act_batch(observations[agent_rows], masks[agent_rows]))
-        if got.shape != (len(agent_rows),) or got.dtype.kind not in "iu":
-            raise AgentError(f"agent {agent.name!r} returned actions of shape {got.shape} and dtype {got.dtype}: "
-                             f"expected {len(agent_rows)} integer action ids, one per row")
-        allowed = (got >= 0) & (got < vector.num_actions)
-        allowed[allowed] = masks[np.asarray(agent_rows)[allowed], got[allowed]] != 0
-        if not allowed.all():
-            k = int(np.argmin(allowed))
-            raise AgentError(f"agent {agent.name!r} in seat {to_act[agent_rows[k]]} chose action {int(got[k])}, "
-                             "which its mask forbids")
-        actions[places] = got
-    return actions
+    to_act = [int(vector.to_act[i]) for i in rows]
+    return act_for_rows([seats[i][seat] for i, seat in zip(rows, to_act)], vector.observations, vector.action_masks,
+                        rows, to_act)
 
 
 _WORKER: dict = {}
@@ -319,8 +289,8 @@ def _run_task(task: tuple[int, range]) -> list[dict]:
 
 def check_config(config: ArenaConfig, factory: Callable[[str, int], Agent] | None = None) -> _AgentPool:
     """Build every agent once (so a bad spec or checkpoint fails before any game); the built pool."""
-    if config.game not in GAMES:
-        raise AgentError(f"unknown game {config.game!r}: expected one of {', '.join(GAMES)}")
+    if not is_game(config.game):
+        raise AgentError(f"unknown game {config.game!r}: expected one of {', '.join(GAME_SPECS)}")
     try:
         make_ruleset(config.game, config.num_players, **config.options)
     except ValueError as error:
@@ -505,12 +475,6 @@ def display_names(specs: Sequence[str]) -> list[str]:
 # ----------------------------------------------------------------------------- output
 
 
-def _interval(low: float, high: float, digits: int) -> str:
-    if math.isnan(low):
-        return "n/a"
-    return f"[{low:.{digits}f}, {high:.{digits}f}]"
-
-
 def print_summary(summary: dict) -> None:
     """The per-agent table (and per-table results when there are several tables), with rich."""
     from rich.console import Console
@@ -530,8 +494,8 @@ def print_summary(summary: dict) -> None:
     for row in summary["agents"]:
         table.add_row(
             row["agent"], str(row["units"]), str(row["wins"]),
-            f"{row['win_rate']:.3f} {_interval(row['win_rate_low'], row['win_rate_high'], 3)}",
-            f"{row['mean_points']:+.2f} {_interval(row['points_low'], row['points_high'], 2)}",
+            percent_text(row["win_rate"], row["win_rate_low"], row["win_rate_high"]),
+            points_text(row["mean_points"], row["points_low"], row["points_high"]),
             str(row["stalemates"]), str(row["cut_offs"]), f"{row['rating']:.1f}",
         )
     console.print(table)
@@ -542,7 +506,7 @@ def print_summary(summary: dict) -> None:
         for row in summary["tables"]:
             heads.add_row(" vs ".join(row["agents"]), str(row["units"]),
                           ", ".join(f"{a} {w}" for a, w in row["wins"].items()),
-                          ", ".join(f"{a} {p:+.2f}" for a, p in row["mean_points"].items()))
+                          ", ".join(f"{a} {p:+.1f}" for a, p in row["mean_points"].items()))
         console.print(heads)
 
 

@@ -40,7 +40,7 @@ from torch import nn
 
 from rummy_env.cards import NUM_RANKS, NUM_SUITS, NUM_TYPES
 from rummy_env.encoding import action_layout, observation_layout, observation_size
-from rummy_env.melds import meld_rules
+from rummy_env.games import game_spec
 from rummy_env.table import template_index
 
 CARD_PLANES = ("hand", "discard_top", "discard_rest", "just_taken", "must_place", "wild_card", "cut_card",
@@ -183,7 +183,7 @@ class CardActorCritic(nn.Module):
             if name in ("discard", "declare"):
                 heads[name] = nn.Linear(c, 1)
             elif name == "meld":
-                rules = meld_rules(game)
+                rules = game_spec(game).melds
                 templates = template_index(rules.ace_high, rules.max_jokers).templates
                 incidence = torch.zeros(len(templates), NUM_TYPES)
                 for t, template in enumerate(templates):

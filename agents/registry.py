@@ -15,7 +15,7 @@ spec            agent
 ==============  ==============================================================
 
 ``rule`` and ``search`` take settings after a colon, for ablations:
-``rule:near_weight=0,lives_boost=0`` (see ``rule_agent.DEFAULT_WEIGHTS``),
+``rule:near_weight=0,lives_boost=0`` (see ``rule_agent.default_weights``),
 ``search:worlds=24,candidates=2`` (see ``SearchAgent``).
 
 A bad spec (unknown name, a checkpoint that is missing, is not a checkpoint, or was trained for
@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import math
 
-from rummy_env.ruleset import GAMES, make_ruleset
+from rummy_env.games import GAME_SPECS, is_game
+from rummy_env.ruleset import make_ruleset
 
 from .base import Agent, AgentError
 
@@ -39,8 +40,8 @@ def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0,
 
     ``options`` are the game's rule options (RULES), for agents that need them.
     """
-    if game not in GAMES:
-        raise AgentError(f"unknown game {game!r}: expected one of {', '.join(GAMES)}")
+    if not is_game(game):
+        raise AgentError(f"unknown game {game!r}: expected one of {', '.join(GAME_SPECS)}")
     try:
         make_ruleset(game, num_players, **options)
     except ValueError as error:
@@ -53,9 +54,9 @@ def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0,
 
         return RandomAgent(game, num_players, seed)
     if name == "rule":
-        from .rule_agent import DEFAULT_WEIGHTS, RuleAgent
+        from .rule_agent import RuleAgent, default_weights
 
-        settings = _settings(spec, argument, set(DEFAULT_WEIGHTS[game]))
+        settings = _settings(spec, argument, set(default_weights(game)))
         agent = RuleAgent(game, num_players, seed, options, **settings)
         agent.name = spec
         return agent

@@ -46,7 +46,7 @@ Discard
       it off). Scaled by ``danger_weight``.
     * ``late``: ``1 + late_weight * turns / 50``: a card's value weighs more as the hand goes on.
     When the hand has no loose card, the card whose removal leaves the least deadwood.
-    The weights per game are ``DEFAULT_WEIGHTS``.
+    The weights per game are ``default_weights(game)``.
 """
 
 from __future__ import annotations
@@ -56,8 +56,9 @@ import math
 import numpy as np
 
 from rummy_env import solver
-from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES, card_values
+from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES
 from rummy_env.encoding import DISCARD_BASE, action_layout
+from rummy_env.games import game_spec
 from rummy_env.game import DECLARE, DRAW, MELD, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD
 from rummy_env.table import template_index
 
@@ -67,27 +68,31 @@ from .view import ObservationReader, View
 _CACHE_LIMIT = 50_000
 _ALL_LIVE = [1] * NUM_TYPES
 
-DEFAULT_WEIGHTS = {
-    "indian": {"near_weight": 3.0, "danger_weight": 1.0, "max_outs": 4, "lives_boost": 2.0, "late_weight": 1.0},
-    "basic": {"near_weight": 2.0, "danger_weight": 1.0, "max_outs": 4, "lives_boost": 0.0, "late_weight": 0.0,
-              "hold_until": 13, "hold_loose": 2},
-    "romi": {"near_weight": 2.0, "danger_weight": 1.0, "max_outs": 4, "lives_boost": 0.0, "late_weight": 0.0,
-             "hold_until": 13, "hold_loose": 2},
-}
-"""The heuristic's weights per game, chosen by arena duels of variants (docs/agents.md):
+DECLARING_WEIGHTS = {"near_weight": 3.0, "danger_weight": 1.0, "max_outs": 4, "lives_boost": 2.0, "late_weight": 1.0}
+"""The weights for a game that declares from the hand (Indian Rummy, I5)."""
+TABLE_WEIGHTS = {"near_weight": 2.0, "danger_weight": 1.0, "max_outs": 4, "lives_boost": 0.0, "late_weight": 0.0,
+                 "hold_until": 13, "hold_loose": 2}
+"""The weights for a game with melds on the table (Basic Rummy, römi: B3, R5)."""
 
-* ``near_weight``: points per live out of a near-meld (keep value);
-* ``danger_weight``: scale of the feeding penalty;
-* ``max_outs``: outs counted per near-meld at most;
-* ``lives_boost``: Indian, how much more run pairs count while the pure run (I5) is missing
-  (half of it while the second run is missing);
-* ``late_weight``: how much more a card's value counts per 50 turns played (risk grows late);
-* ``hold_until`` (Basic, römi): keep melds in hand while every other player holds more cards
-  than this (play step 0); 13 or more, the default, never holds, since no other hand is larger
-  at one's turn. ``rule:hold_until=3`` wins more hands than the default (docs/agents.md);
-* ``hold_loose`` (Basic, römi): while holding, go down once at most this many loose cards could
-  not be laid off.
-"""
+
+def default_weights(game: str) -> dict:
+    """The heuristic's weights for ``game`` (a copy), chosen by arena duels of variants (docs/agents.md):
+    ``DECLARING_WEIGHTS`` where the game declares from the hand, else ``TABLE_WEIGHTS``.
+
+    * ``near_weight``: points per live out of a near-meld (keep value);
+    * ``danger_weight``: scale of the feeding penalty;
+    * ``max_outs``: outs counted per near-meld at most;
+    * ``lives_boost``: Indian, how much more run pairs count while the pure run (I5) is missing
+      (half of it while the second run is missing);
+    * ``late_weight``: how much more a card's value counts per 50 turns played (risk grows late);
+    * ``hold_until`` (Basic, römi): keep melds in hand while every other player holds more cards
+      than this (play step 0); 13 or more, the default, never holds, since no other hand is larger
+      at one's turn. ``rule:hold_until=3`` wins more hands than the default (docs/agents.md);
+    * ``hold_loose`` (Basic, römi): while holding, go down once at most this many loose cards could
+      not be laid off.
+    """
+    return dict(DECLARING_WEIGHTS if game_spec(game).declares else TABLE_WEIGHTS)
+
 
 _COUNT_WEIGHTS = ("max_outs", "hold_until", "hold_loose")
 """Weights that count cards: numbers >= 0."""
@@ -99,18 +104,19 @@ class RuleAgent(Agent):
     name = "rule"
 
     def __init__(self, game: str, num_players: int, seed: int | None = 0, options: dict | None = None, **weights):
-        """``options``: the game's rule options (RULES); ``weights``: see ``DEFAULT_WEIGHTS``."""
+        """``options``: the game's rule options (RULES); ``weights``: see ``default_weights``."""
         super().__init__(game, num_players)
-        unknown = sorted(set(weights) - set(DEFAULT_WEIGHTS[game]))
+        defaults = default_weights(game)
+        unknown = sorted(set(weights) - set(defaults))
         if unknown:
             raise TypeError(f"RuleAgent: unknown weight {unknown[0]!r}: "
-                            f"expected one of {sorted(DEFAULT_WEIGHTS[game])}")
+                            f"expected one of {sorted(defaults)}")
         for key, value in weights.items():
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                     or not math.isfinite(value) or (key in _COUNT_WEIGHTS and value < 0):
                 expected = "a number >= 0" if key in _COUNT_WEIGHTS else "a finite number"
                 raise AgentError(f"rule agent weight {key}={value!r}: expected {expected}")
-        weights = DEFAULT_WEIGHTS[game] | weights
+        weights = defaults | weights
         self.weights = weights
         self.reader = ObservationReader(game, num_players, **(options or {}))
         rules = self.reader.rules
@@ -118,11 +124,11 @@ class RuleAgent(Agent):
         self.layout = action_layout(game)
         self.moves = self.layout.moves
         self.kind_base = self.layout.kind_base
-        self.values = card_values(game)
+        self.values = rules.values
         self.copies = [rules.decks] * NUM_NATURAL + [rules.printed_jokers]
         self.ace_high = rules.ace_high
         self.has_jokers = rules.printed_jokers > 0 or rules.wild_joker
-        self.solver_game = "romi" if game == "indian" else game
+        self.solver_game = rules.spec.arrangement_game  # the meld rules of a free arrangement
         self.near_weight = weights["near_weight"]
         self.danger_weight = weights["danger_weight"]
         self.max_outs = weights["max_outs"]
@@ -146,14 +152,14 @@ class RuleAgent(Agent):
         view = self.reader.read(observation)
         if view.phase == 0:
             return self._draw(view, legal)
-        if self.game == "indian":
-            return self._play_indian(view, legal)
+        if self.rules.declares:
+            return self._play_declaring(view, legal)
         return self._play_table(view, legal)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row, the same as ``act`` row by row.
 
-        Indian rows are decided by the compiled kernel (``agents.rule_compiled``) in one call
+        Rows of a declaring game (Indian) are decided by the compiled kernel (``agents.rule_compiled``) in one call
         while the solver's compiled search is on (``rummy_env.solver.use_compiled``); Basic and
         römi rows, and any row the kernel hands back, go through ``act``.
         """
@@ -171,7 +177,7 @@ class RuleAgent(Agent):
         if empty.any():
             raise AgentError(f"row {int(np.flatnonzero(empty)[0])} has an all-zero action mask: "
                              "that seat has no legal action now")
-        if self.game != "indian" or not solver.compiled_in_use():
+        if not self.rules.declares or not solver.compiled_in_use():
             return super().act_batch(observations, masks)
         actions = np.empty(len(masks), np.int64)
         self._kernel()(observations, masks, actions)
@@ -371,7 +377,7 @@ class RuleAgent(Agent):
     def _draw(self, view: View, legal: np.ndarray) -> int:
         base = self.kind_base
         legal_set = set(legal.tolist())
-        if self.game == "romi" and base[TAKE_CUT] in legal_set:
+        if self.rules.cut_card and base[TAKE_CUT] in legal_set:
             return base[TAKE_CUT]
         take = base[TAKE_DISCARD]
         if take not in legal_set:
@@ -383,7 +389,7 @@ class RuleAgent(Agent):
         top = view.discard_top
         if top < 0:
             return False
-        if self.is_jokerlike(top, view.wild_rank) and self.game != "basic":
+        if self.is_jokerlike(top, view.wild_rank) and self.has_jokers:
             return True
         hand = view.hand
         fits_table = self.table_game and top in self.table_fits(view)
@@ -398,7 +404,7 @@ class RuleAgent(Agent):
         if dead_new - worst_new < dead_now - worst_now:
             return True
         if fits_table:
-            return self.game == "basic" or view.opened[0]
+            return not self.rules.layoff_needs_own_meld or view.opened[0]
         return False
 
     def could_meld(self, card: int, hand, wild_rank: int | None) -> bool:
@@ -421,7 +427,7 @@ class RuleAgent(Agent):
 
     # ------------------------------------------------------------------ Indian play
 
-    def _play_indian(self, view: View, legal: np.ndarray) -> int:
+    def _play_declaring(self, view: View, legal: np.ndarray) -> int:
         declare_base = self.kind_base[DECLARE]
         declares = legal[(legal >= declare_base) & (legal < declare_base + NUM_TYPES)]
         if declares.size:
@@ -430,7 +436,7 @@ class RuleAgent(Agent):
 
     def _lives_factor(self, melds: tuple) -> float:
         """Indian (I5): how much more run pairs are worth while the hand lacks its lives."""
-        if self.game != "indian":
+        if not self.rules.spec.lives:
             return 1.0
         pure = runs = 0
         for meld in melds:
@@ -509,7 +515,7 @@ class RuleAgent(Agent):
             return min(plays, key=lambda a: self._after_play(view, a))
         if self.holds(view):
             return self._discard(view, legal)
-        goes_out = 0 if self.game == "basic" else 1
+        goes_out = 0 if self.rules.out_without_discard else 1  # B4; römi needs a last discard (R6)
         for action in plays:
             if size - self._cards_used(view, action)[1] == goes_out:
                 return action

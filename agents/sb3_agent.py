@@ -24,16 +24,14 @@ from pathlib import Path
 import numpy as np
 
 from rummy_env.encoding import num_actions, observation_size
-from rummy_env.ruleset import GAMES
+from rummy_env.games import GAMES, game_spec
 
 from .base import Agent, AgentError, legal_actions
-
-PLAYERS = {"indian": range(2, 7), "basic": range(2, 5), "romi": range(2, 5)}
 
 
 def fitting_games(obs_size: int | None, actions: int | None) -> list[str]:
     """``"game with n players"`` for each game and player count whose spaces have these sizes."""
-    return [f"{game!r} with {n} players" for game in GAMES for n in PLAYERS[game]
+    return [f"{game!r} with {n} players" for game in GAMES for n in game_spec(game).player_counts
             if observation_size(game, n) == obs_size and num_actions(game) == actions]
 
 

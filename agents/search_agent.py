@@ -115,7 +115,7 @@ def determinise(view: View, rules, rng: random.Random, seed: int = 0) -> GameSta
     state.discarded = [row[:] for row in view.discarded]
     state.result = None
     state.history = []
-    state._legal = None
+    state.changed()
     unset = [field.name for field in STATE_FIELDS if not hasattr(state, field.name)]
     if unset:  # a field added to GameState that this guess does not fill yet: fail here, not later
         raise RuntimeError(f"determinise: GameState fields not set: {', '.join(unset)}")

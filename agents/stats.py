@@ -121,3 +121,20 @@ def openskill_ratings(num_agents: int, games: Sequence[tuple[Sequence[int], Sequ
         for a, team in zip(order, updated):
             ratings[a] = team[0]
     return [{"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for r in ratings]
+
+
+def percent_text(rate: float, low: float, high: float) -> str:
+    """A rate as the project writes rates for people: ``54.3% [50.3, 58.3]`` (a 95% interval in
+    percent); ``n/a`` when nothing was counted."""
+    if math.isnan(rate) or math.isnan(low):
+        return "n/a"
+    return f"{100 * rate:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def points_text(mean: float, low: float, high: float) -> str:
+    """Mean points as the project writes them for people: ``+10.8 [+7.1, +14.5]`` (a 95% interval);
+    ``n/a`` when nothing was counted."""
+    if math.isnan(mean):
+        return "n/a"
+    interval = "n/a" if math.isnan(low) else f"[{low:+.1f}, {high:+.1f}]"
+    return f"{mean:+.1f} {interval}"

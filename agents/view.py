@@ -17,7 +17,7 @@ from dataclasses import field, make_dataclass
 
 import numpy as np
 
-from rummy_env.encoding import MAX_TABLE_MELDS, layout_for
+from rummy_env.encoding import layout_for
 from rummy_env.obs_spec import OBSERVATION_PLANES
 from rummy_env.ruleset import make_ruleset
 
@@ -60,7 +60,7 @@ class ObservationReader:
         self.rules = make_ruleset(game, num_players, **options)
         layout = layout_for(self.rules)
         self.slices = dict(layout.slices)
-        self.max_table_melds = MAX_TABLE_MELDS[game]
+        self.max_table_melds = self.rules.spec.max_table_melds
         self.size = layout.size
         self.deck_size = 52 * self.rules.decks + self.rules.printed_jokers
         # per plane with View fields, in View's order: (slice, reader, several fields?), or, for

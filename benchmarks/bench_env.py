@@ -17,7 +17,7 @@ actions against its default random opponents): learner steps per CPU second, the
 ``tests/test_single_agent_lockstep.py``, one hand at a time through ``rummy_env.env``) timed the same
 way in the same process; ``--no-wrapper`` skips it.
 
-Targets (README "Measured figures"): >= 35,000 steps/s Indian, >= 20,000 Basic and römi.
+Targets (docs/benchmarks.md): >= 35,000 steps/s Indian, >= 20,000 Basic and römi.
 """
 
 from __future__ import annotations

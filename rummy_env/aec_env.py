@@ -110,10 +110,8 @@ done. ``observe`` hands out read-only arrays: copy one to change it.
 
 from __future__ import annotations
 
-import math
 import operator
 import random
-from collections.abc import Sequence
 
 import gymnasium
 import numpy as np
@@ -121,47 +119,32 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from .encoding import ObservationEncoder, ObservationTracker, action_layout, layout_for, mask_bytes, move_ids
-from .game import DRAW, PHASE_OVER, GameState, HandResult, IllegalMoveError
+from .encoding import ObservationEncoder, action_layout, layout_for
+from .episode import (
+    ILLEGAL_ACTION_MODES, MATCH_REWARDS, EpisodeOptions, HandPlay, IllegalActionError, check_illegal_options,
+    check_seed, illegal_action_message, settle,
+)
+from .game import PHASE_OVER, GameState, IllegalMoveError
+from .games import by_game
 from .match import Match
-from .ruleset import GAMES, make_ruleset
+from .ruleset import make_ruleset
+
+__all__ = ["ENV_NAMES", "ILLEGAL_ACTION_MODES", "MATCH_REWARDS", "IllegalActionError", "check_seed", "env",
+           "raw_env", "warn_reset_options"]
 
 _frombuffer = np.frombuffer
 _INT8 = np.dtype(np.int8)
 
-ENV_NAMES = {"indian": "indian_rummy_v0", "basic": "basic_rummy_v0", "romi": "indian_romi_v1"}
-"""``metadata["name"]`` per game; the suffix is bumped by any change that affects learning."""
+ENV_NAMES = by_game("env_name")
+"""``metadata["name"]`` per game (``GameSpec.env_name``); the suffix goes up with any change that
+affects learning."""
 
-ILLEGAL_ACTION_MODES = ("raise", "terminate")
 _NO_MASK_BYTES: dict[int, bytes] = {}
-MATCH_REWARDS = ("points", "win")
-
-
-class IllegalActionError(ValueError):
-    """An action the mask forbids, or one outside the action space; the game is left as it was."""
 
 
 def env(game: str = "indian", num_players: int = 2, render_mode: str | None = None, **options) -> raw_env:
     """The environment of ``game``: order and legality are checked inside, with no wrappers."""
     return raw_env(game, num_players, render_mode, **options)
-
-
-def check_seed(seed) -> int | None:
-    """``seed`` as a Python int (numpy ints accepted), or None; anything else is a ``ValueError``.
-
-    Negative seeds are refused, as Gymnasium does: ``random.Random`` would deal ``-1`` like ``1``.
-    """
-    if seed is None:
-        return None
-    if isinstance(seed, (bool, np.bool_)):
-        raise ValueError(f"seed={seed!r}: expected an int >= 0 or None, not a bool")
-    try:
-        value = operator.index(seed)
-    except TypeError:
-        raise ValueError(f"seed={seed!r}: expected an int >= 0 or None, not {type(seed).__name__}") from None
-    if value < 0:
-        raise ValueError(f"seed={seed!r}: expected an int >= 0 or None")
-    return value
 
 
 def warn_reset_options(options) -> None:
@@ -174,52 +157,6 @@ def warn_reset_options(options) -> None:
     names = ", ".join(map(repr, options)) if isinstance(options, dict) else repr(options)
     gymnasium.logger.warn(f"reset(options=...) uses no options and ignored {names}: rule and env options "
                           "are keywords of env(...)")
-
-
-def _is_number(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
-
-
-def max_hand_payment(rules) -> int:
-    """The most one player can pay at the end of one hand of ``rules`` (before any scaling)."""
-    if rules.game == "indian":
-        worst = 13 * 10
-        return worst if rules.penalty_cap is None else min(worst, rules.penalty_cap)
-    if rules.game == "basic":
-        return rules.hand_size * 10 * (2 if rules.rummy_bonus else 1)
-    return 13 * 10
-
-
-def illegal_action_message(index: int, agent: str, engine_message: str) -> str:
-    """The engine's refusal restated for action ``index``, naming ``agent`` once."""
-    reason = engine_message.removeprefix("illegal move ")
-    move, colon, why = reason.partition(": ")
-    if not colon:
-        move, why = "", reason
-    move = move.removesuffix(f" for {agent}")
-    return f"illegal action {index}{' ' + move if move else ''} for {agent}: {why}"
-
-
-def check_episode_options(match, match_reward, max_hands, reward_scale) -> None:
-    """The options every rummy environment shares (match mode, ``reward_scale``); a bad one names itself."""
-    if not isinstance(match, bool):
-        raise ValueError(f"option match={match!r} must be True or False")
-    if match_reward not in MATCH_REWARDS:
-        raise ValueError(f"option match_reward={match_reward!r}: expected 'points' or 'win'")
-    if isinstance(max_hands, bool) or not isinstance(max_hands, int) or max_hands < 1:
-        raise ValueError(f"option max_hands={max_hands!r} is out of range: expected an int >= 1")
-    if not _is_number(reward_scale) or not 0 < reward_scale < math.inf:
-        raise ValueError(f"option reward_scale={reward_scale!r}: expected a finite number > 0")
-
-
-def hand_result_info(result: HandResult, agents: Sequence[str]) -> dict:
-    """``infos[agent]["hand_result"]`` of a hand that ended: outcome, winner, payments and points by agent name."""
-    return {
-        "outcome": result.outcome,
-        "winner": None if result.winner is None else agents[result.winner],
-        "payments": {agents[p]: pay for p, pay in enumerate(result.payments)},
-        "points": {agents[p]: pts for p, pts in enumerate(result.rewards)},
-    }
 
 
 class raw_env(AECEnv, EzPickle):
@@ -235,40 +172,28 @@ class raw_env(AECEnv, EzPickle):
                           max_hands=max_hands, reward_scale=reward_scale, illegal_action=illegal_action,
                           illegal_reward=illegal_reward, **rule_options)
         super().__init__()
-        if game not in GAMES:
-            raise ValueError(f"unknown game {game!r}: expected one of {', '.join(map(repr, GAMES))}")
-        self.rules = make_ruleset(game, num_players, **rule_options)
+        self.rules = make_ruleset(game, num_players, **rule_options)  # an unknown game is an error naming it
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported: expected None, 'human' or 'ansi'")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"option illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
-        check_episode_options(match, match_reward, max_hands, reward_scale)
-        if illegal_reward is not None and (not _is_number(illegal_reward) or not math.isfinite(illegal_reward)):
-            raise ValueError(f"option illegal_reward={illegal_reward!r}: expected a finite number or None")
-        self.metadata = dict(self.metadata, name=ENV_NAMES[game])
+        check_illegal_options(illegal_action, illegal_reward)
+        self.options = EpisodeOptions(match, match_reward, max_hands, reward_scale)
+        self.metadata = dict(self.metadata, name=self.rules.spec.env_name)
         self.game = game
         self.render_mode = render_mode
         self.match_mode = match
         self.match_reward = match_reward
         self.max_hands = max_hands
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = self.options.reward_scale
         self.illegal_action = illegal_action
         if illegal_reward is None:
-            illegal_reward = -1.0 if (match and match_reward == "win") else -float(max_hand_payment(self.rules))
-            illegal_reward *= self.reward_scale
+            illegal_reward = self.options.default_illegal_reward(self.rules.max_hand_payment)
         self.illegal_reward = float(illegal_reward)
 
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agents = self.possible_agents[:]
         self._layout = action_layout(game)
-        self._moves = self._layout.moves
         self._num_actions = self._layout.num_actions
-        self._tracker = ObservationTracker(ObservationEncoder(self.rules))
-        self._kind_base = self._layout.kind_base
-        self._move_ids = move_ids(game)
-        self._mask_for: list | None = None  # the legal moves the last mask was built from
-        self._mask_ids = b""
-        self._has_table = self.rules.table_melds
+        self._hand = HandPlay(self._layout, ObservationEncoder(self.rules))
         obs_layout = layout_for(self.rules)
         self.observation_spaces = {
             agent: spaces.Dict({
@@ -282,6 +207,7 @@ class raw_env(AECEnv, EzPickle):
         self._observed = None
         self._version = 0
         self.match: Match | None = None
+        self._points: list[float] = [0.0] * num_players
         self._rng: random.Random | None = None
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
 
@@ -321,7 +247,7 @@ class raw_env(AECEnv, EzPickle):
     def _start_hand(self, state: GameState) -> None:
         self.state_ = state
         self.agent_selection = self.possible_agents[state.current]
-        self._tracker.start(state)
+        self._hand.start(state)
         self._observed = None
         self._version += 1
 
@@ -342,22 +268,11 @@ class raw_env(AECEnv, EzPickle):
         if seat is None:
             raise ValueError(f"observe({agent!r}): no such agent: expected one of {', '.join(self.possible_agents)}")
         match = self.match
-        obs = self._tracker.observe(state, seat, None if match is None else match.totals)
+        obs = self._hand.observe(seat, None if match is None else match.totals)
         obs.flags.writeable = False
-        mask = None
         if (seat == state.current and agent in self.terminations
                 and not (self.terminations[agent] or self.truncations[agent])):
-            mask = bytearray(self._num_actions)
-            moves = state.legal_moves()
-            ids = self._move_ids  # the mask_bytes loop, inline
-            try:
-                for move in moves:
-                    mask[ids[move]] = 1
-            except (KeyError, TypeError):
-                mask = mask_bytes(ids, moves, self._num_actions, self.game)  # raises, naming the move
-            # what step() checks an action against while the engine's list is unchanged
-            self._mask_for = moves
-            mask = self._mask_ids = bytes(mask)
+            mask = self._hand.mask()
         else:
             mask = _NO_MASK_BYTES.get(self._num_actions) or _NO_MASK_BYTES.setdefault(self._num_actions, bytes(self._num_actions))
         # numpy arrays over bytes are read-only
@@ -393,21 +308,12 @@ class raw_env(AECEnv, EzPickle):
         if not 0 <= index < self._num_actions:
             self._illegal(agent, action, f"illegal action {action!r} for {agent}: expected an int in 0..{self._num_actions - 1} ({self.metadata['name']})")
             return
-        move = self._moves[index]
-        drawn = state.stock[-1] if move[0] == DRAW and state.stock else -1  # for the tracker
-        legal = state._legal
-        if legal is not None and legal is self._mask_for and self._mask_ids[index]:
-            # the mask observe() built from this very list of legal moves allows it: apply() would
-            # find it in the list, so skip the search
-            state._apply_unchecked(move)
-        else:
-            try:
-                state.apply(move)
-            except IllegalMoveError as error:
-                self._illegal(agent, index, illegal_action_message(index, agent, str(error)))
-                return
+        try:
+            self._hand.play(index)
+        except IllegalMoveError as error:
+            self._illegal(agent, index, illegal_action_message(index, agent, str(error)))
+            return
         self._version += 1
-        self._tracker.moved(self._seat[agent], move, state, drawn)
         self._cumulative_rewards[agent] = 0.0
         if state.phase == PHASE_OVER:
             self._end_hand(state)
@@ -430,47 +336,21 @@ class raw_env(AECEnv, EzPickle):
         self._version += 1
 
     def _end_hand(self, state: GameState) -> None:
-        result = state.result
         agents = self.possible_agents
-        scale = self.reward_scale
-        points = result.rewards
-        hand_info = hand_result_info(result, agents)
-        if self.match is None:
-            self.rewards = {agent: points[p] * scale for p, agent in enumerate(agents)}
-            self.infos = {agent: {"hand_result": hand_info} for agent in agents}
-            if result.outcome == "cut_off":
-                self.truncations = dict.fromkeys(agents, True)
-            else:
-                self.terminations = dict.fromkeys(agents, True)
-            self._accumulate_rewards()
+        settled = settle(state.result, state.turn, self.match, self._points, self.options)
+        info = settled.info(agents)
+        self.infos = {agent: dict(info) for agent in agents}
+        if settled.match is not None and not settled.episode_over:
+            self._start_hand(settled.match.deal())
             return
-        match = self.match
-        match.record(result)
-        for p in range(len(agents)):
-            self._points[p] += points[p]
-        info = {"hand_result": hand_info, "match_totals": {agents[p]: t for p, t in enumerate(match.totals)},
-                "hands_played": match.hands_played}
-        if match.is_over:
-            winners = match.winners
-            info["match_winners"] = [agents[p] for p in winners]
-            self.infos = {agent: dict(info) for agent in agents}
-            self.rewards = {agent: r * scale for agent, r in zip(agents, self._match_rewards(winners))}
+        if settled.terminated or settled.match is None:
+            self.rewards = {agent: settled.rewards[p] for p, agent in enumerate(agents)}
+        if settled.terminated:
             self.terminations = dict.fromkeys(agents, True)
-            self._accumulate_rewards()
-        elif match.hands_played >= self.max_hands:
-            self.infos = {agent: dict(info) for agent in agents}
-            self.truncations = dict.fromkeys(agents, True)
         else:
-            self.infos = {agent: dict(info) for agent in agents}
-            self._start_hand(match.deal())
-
-    def _match_rewards(self, winners: list[int]) -> list[float]:
-        n = len(self.possible_agents)
-        if self.match_reward == "points":
-            return [float(p) for p in self._points]
-        if len(winners) == n:
-            return [0.0] * n
-        return [1.0 / len(winners) if p in winners else -1.0 / (n - len(winners)) for p in range(n)]
+            self.truncations = dict.fromkeys(agents, True)
+        if settled.terminated or settled.match is None:
+            self._accumulate_rewards()
 
     # ------------------------------------------------------------------ render, close
 
@@ -509,7 +389,7 @@ class raw_env(AECEnv, EzPickle):
         if index is None or not 0 <= index < self._num_actions:
             raise ValueError(f"describe_action({action!r}): expected an action id, an int in 0..{self._num_actions - 1} "
                              f"({self.metadata['name']})")
-        return f"action {index} {self.game_state.describe_move(self._moves[index])}"
+        return f"action {index} {self.game_state.describe_move(self._layout.moves[index])}"
 
 
 def _index_or_none(value) -> int | None:

@@ -107,14 +107,3 @@ def from_counts(counts: Sequence[int]) -> list[int]:
 def sort_key(card: int) -> tuple[int, int]:
     """Display order: by suit, then rank; jokers last."""
     return (NUM_SUITS, 0) if card == JOKER else (suit_of(card), rank_of(card))
-
-
-def card_values(game: str) -> tuple[int, ...]:
-    """What each card type pays at the end of a hand (I7, B5, R7); jokers pay 0."""
-    if game == "basic":
-        per_rank = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
-    elif game in ("indian", "romi"):
-        per_rank = [10, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
-    else:
-        raise ValueError(f"unknown game {game!r}: expected 'indian', 'basic' or 'romi'")
-    return tuple(per_rank[c % NUM_RANKS] for c in range(NUM_NATURAL)) + (0,)

@@ -60,7 +60,7 @@ what each move changed (the environment uses it; tests check both give the same 
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
@@ -70,11 +70,13 @@ from .game import (
     DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD,
     GameState, Move,
 )
+from .games import by_game, game_spec
 from .melds import SET
 from .obs_spec import (
-    DEAL, MAX_TABLE_MELDS, MOVE_KEPT, MOVES, OBSERVE, ONE, Plane, discard_cap, plane_size, planes_of, row_count,
+    DEAL, MAX_TABLE_MELDS, MOVE_KEPT, MOVES, OBSERVE, ONE, ObservationLayout, discard_cap, layout_for,
+    observation_layout, observation_size, rules_for,
 )
-from .ruleset import RuleSet, game_spec
+from .ruleset import RuleSet
 from .table import template_index
 
 if (PHASE_DRAW, PHASE_PLAY) != (0, 1):  # the ``phase`` one-hot is indexed by the engine's phase
@@ -102,8 +104,6 @@ ROMI_PLACE_BASE = ROMI_MELD_BASE + ROMI_NUM_TEMPLATES  # 429
 ROMI_PLACE_JOKER_LOW_BASE = ROMI_PLACE_BASE + ROMI_MAX_TABLE_MELDS * NUM_TYPES  # 2284
 ROMI_NUM_ACTIONS = ROMI_PLACE_JOKER_LOW_BASE + ROMI_MAX_TABLE_MELDS  # 2319
 
-NUM_ACTIONS = {"indian": INDIAN_NUM_ACTIONS, "basic": BASIC_NUM_ACTIONS, "romi": ROMI_NUM_ACTIONS}
-
 _NO_BLOCK = -(10**9)  # base of a move kind the game lacks: any id built on it is out of range
 
 
@@ -124,6 +124,33 @@ class ActionLayout:
     moves: tuple[Move, ...]
     """The engine move of each action id."""
     max_table_melds: int
+    ids: dict[Move, int] = field(default_factory=dict, repr=False, compare=False)
+    """Engine move -> action id (the inverse of ``moves``)."""
+
+    def __post_init__(self) -> None:
+        self.ids.update((move, action) for action, move in enumerate(self.moves))
+
+    def mask_of(self, moves) -> bytearray:
+        """The action mask of engine moves ``moves`` (a list of legal moves) as bytes 0/1: the one
+        mask builder the environments, ``VectorGame`` and ``action_mask`` share. A move with no
+        action id is an ``EncodingError`` naming it."""
+        mask = bytearray(self.num_actions)
+        ids = self.ids
+        try:
+            for move in moves:
+                mask[ids[move]] = 1
+        except (KeyError, TypeError):  # a move that is not in the table, or not even hashable
+            self.ids_of(moves)  # raises, naming the move
+        return mask
+
+    def ids_of(self, moves) -> list[int]:
+        """The action ids of engine moves ``moves``, in their order; a move with none is an error naming it."""
+        ids = self.ids
+        try:
+            return [ids[move] for move in moves]
+        except (KeyError, TypeError):
+            bad = next(m for m in moves if not isinstance(m, tuple) or m not in ids)
+            raise EncodingError(f"legal move {bad!r} has no action id in {self.game!r}") from None
 
     def action(self, move) -> int:
         """The action id of engine move ``move``; a move with no id is an error naming it."""
@@ -168,7 +195,7 @@ def _build_action_layout(game: str) -> ActionLayout:
         blocks["meld"] = range(meld_base, meld_base + len(templates))
         base[MELD] = meld_base
         moves += [(MELD, t, 0) for t in range(len(templates))]
-        slots = MAX_TABLE_MELDS[game]
+        slots = spec.max_table_melds
         place_base = len(moves)
         blocks["place"] = range(place_base, place_base + slots * NUM_TYPES)
         base[PLACE] = place_base
@@ -178,14 +205,12 @@ def _build_action_layout(game: str) -> ActionLayout:
             blocks["place_joker_low"] = range(low_base, low_base + slots)
             base[PLACE_JOKER_LOW] = low_base
             moves += [(PLACE_JOKER_LOW, s, 0) for s in range(slots)]
-    if len(moves) != NUM_ACTIONS[game]:
-        raise AssertionError(f"{game}: {len(moves)} actions, the documented table says {NUM_ACTIONS[game]}")
     return ActionLayout(game, len(moves), blocks, tuple(base), tuple(moves), slots)
 
 
 @cache
 def action_layout(game: str) -> ActionLayout:
-    """The action ids of ``game`` (``"indian"``, ``"basic"`` or ``"romi"``)."""
+    """The action ids of ``game`` (a registered game's name: ``"indian"``, ``"basic"``, ``"romi"`` …)."""
     game_spec(game)  # an unknown game is an error naming it
     return _build_action_layout(game)
 
@@ -193,6 +218,10 @@ def action_layout(game: str) -> ActionLayout:
 def num_actions(game: str) -> int:
     """The size of ``game``'s ``Discrete`` action space."""
     return action_layout(game).num_actions
+
+
+NUM_ACTIONS = by_game(num_actions)
+"""Game -> the size of its action space (Indian 108, Basic 1285, römi 2319: the table above)."""
 
 
 def move_to_action(game: str, move) -> int:
@@ -207,13 +236,7 @@ def action_to_move(game: str, action: int) -> Move:
 
 def legal_actions(state: GameState) -> list[int]:
     """The action ids of the current player's legal moves, in the engine's order."""
-    layout = action_layout(state.rules.game)
-    base = layout.kind_base
-    actions = [base[kind] + a + NUM_TYPES * b for kind, a, b in state.legal_moves()]
-    for action, move in zip(actions, state.legal_moves()):
-        if not 0 <= action < layout.num_actions or layout.moves[action] != move:
-            raise EncodingError(f"legal move {move!r} has no action id in {layout.game!r}")
-    return actions
+    return action_layout(state.rules.game).ids_of(state.legal_moves())
 
 
 def action_mask(state: GameState, for_player: int | None = None) -> np.ndarray:
@@ -222,37 +245,16 @@ def action_mask(state: GameState, for_player: int | None = None) -> np.ndarray:
     With ``for_player`` set to anyone but the player to act, the mask is all zeros.
     """
     layout = action_layout(state.rules.game)
-    mask = bytearray(layout.num_actions)
     if for_player is None or for_player == state.current:
-        base = layout.kind_base
-        try:
-            for kind, a, b in state.legal_moves():
-                action = base[kind] + a + NUM_TYPES * b
-                if action < 0:
-                    raise IndexError
-                mask[action] = 1
-        except IndexError:
-            bad = next(m for m in state.legal_moves() if not 0 <= base[m[0]] + m[1] + NUM_TYPES * m[2] < layout.num_actions)
-            raise EncodingError(f"legal move {bad!r} has no action id in {layout.game!r}") from None
+        mask = layout.mask_of(state.legal_moves())
+    else:
+        mask = bytearray(layout.num_actions)
     return np.frombuffer(mask, dtype=np.int8)
 
 
-@cache
 def move_ids(game: str) -> dict[Move, int]:
     """Engine move -> action id for every action of ``game`` (the inverse of ``ActionLayout.moves``)."""
-    return {move: action for action, move in enumerate(action_layout(game).moves)}
-
-
-def mask_bytes(ids: dict[Move, int], moves, num_actions: int, game: str) -> bytearray:
-    """The action mask of ``moves`` as bytes 0/1 (``ids`` is ``move_ids(game)``)."""
-    mask = bytearray(num_actions)
-    try:
-        for move in moves:
-            mask[ids[move]] = 1
-    except (KeyError, TypeError):  # a move that is not in the table, or not even hashable
-        bad = next(m for m in moves if not isinstance(m, tuple) or m not in ids)
-        raise EncodingError(f"legal move {bad!r} has no action id in {game!r}") from None
-    return mask
+    return action_layout(game).ids
 
 
 def describe_action(state: GameState, action: int) -> str:
@@ -266,64 +268,10 @@ def describe_action(state: GameState, action: int) -> str:
 # ----------------------------------------------------------------------------- observation
 
 
-@dataclass(frozen=True)
-class ObservationLayout:
-    """Where each named part of one game's observation lies, and its bounds (``obs_spec``)."""
-
-    game: str
-    num_players: int
-    size: int
-    slices: dict[str, slice]
-    low: np.ndarray
-    high: np.ndarray
-    planes: tuple[Plane, ...] = ()
-    """The spec's planes this game has, in vector order."""
-
-
-@cache
-def layout_for(rules: RuleSet) -> ObservationLayout:
-    """The observation layout (slices and bounds) for a rule set, from ``OBSERVATION_PLANES``."""
-    planes = planes_of(rules.game)
-    slices: dict[str, slice] = {}
-    offset = 0
-    for entry in planes:
-        size = plane_size(entry, rules.game, rules.num_players)
-        slices[entry.name] = slice(offset, offset + size)
-        offset += size
-    low = np.zeros(offset, np.float32)
-    high = np.ones(offset, np.float32)
-    for entry in planes:
-        part = slices[entry.name]
-        low[part] = entry.low
-        row = np.broadcast_to(np.asarray(entry.high(rules), np.float32), (entry.width,))
-        high[part] = np.tile(row, row_count(entry, rules.game, rules.num_players))
-    low.setflags(write=False)
-    high.setflags(write=False)
-    return ObservationLayout(rules.game, rules.num_players, offset, slices, low, high, planes)
-
-
-def observation_layout(game: str, num_players: int, printed_jokers: int = 2) -> dict[str, slice]:
-    """Name -> slice of the observation vector of ``game`` for ``num_players`` players."""
-    rules = _rules_for(game, num_players, printed_jokers)
-    return dict(layout_for(rules).slices)
-
-
-def _rules_for(game: str, num_players: int, printed_jokers: int = 2) -> RuleSet:
-    from .ruleset import make_ruleset
-
-    options = {"printed_jokers": printed_jokers} if "printed_jokers" in game_spec(game).options else {}
-    return make_ruleset(game, num_players, **options)
-
-
-def observation_size(game: str, num_players: int) -> int:
-    """The length of ``game``'s observation vector for ``num_players`` players."""
-    return layout_for(_rules_for(game, num_players)).size
-
-
 def split_observation(observation: np.ndarray, game: str, num_players: int) -> dict[str, np.ndarray]:
     """The observation cut into its named parts (views, with planes of several rows of 53 reshaped)."""
     parts = {}
-    layout = layout_for(_rules_for(game, num_players))
+    layout = layout_for(rules_for(game, num_players))
     for entry in layout.planes:
         view = observation[..., layout.slices[entry.name]]
         if entry.width == NUM_TYPES and entry.rows != ONE:
@@ -352,7 +300,7 @@ class ObservationEncoder:
         """Relative seat -> the ``to_act`` one-hot."""
         self._writers = tuple(entry.write for entry in self.layout.planes if entry.write is not None)
         self._table = rules.table_melds
-        self._max_slots = MAX_TABLE_MELDS[rules.game]
+        self._max_slots = rules.spec.max_table_melds
         self._hand = s["hand"]
         self._top = s["discard_top"].start
         self._rest = s["discard_rest"]

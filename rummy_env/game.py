@@ -516,6 +516,19 @@ class GameState:
             raise IllegalMoveError(self.why_illegal(move))
         self._apply_unchecked(move)
 
+    def apply_listed(self, move: Move, listed: tuple[Move, ...]) -> None:
+        """Play ``move``, which the caller took from ``listed``, a tuple ``legal_moves()`` returned
+        (for example through an action mask built from it). While ``listed`` is still this state's
+        list of legal moves, the search ``apply`` makes for the move is skipped; else ``apply``."""
+        if listed is self._legal:
+            self._apply_unchecked(move)
+        else:
+            self.apply(move)
+
+    def changed(self) -> None:
+        """Say that fields were set by hand (scenarios, tests): the legal moves are listed afresh."""
+        self._legal = None
+
     def _apply_unchecked(self, move: Move) -> None:
         kind, a, b = move
         self.history.append(move)
@@ -616,28 +629,18 @@ class GameState:
         self._remove(card)
         self.discard.append(card)
         self.discarded[player][card] += 1
-        rules = self.rules
-        payments = []
-        for p in range(rules.num_players):
-            pay = 0 if p == player else solver.indian_penalty(self.hands[p], self.wild_rank)  # I6, I7
-            if rules.penalty_cap is not None:
-                pay = min(pay, rules.penalty_cap)
-            payments.append(pay)
-        self._end_hand(HandResult("declare", player, tuple(payments)))
+        self._end_hand(HandResult("declare", player, self._payments(player)))  # I6: nobody draws again
 
     def _finish_out(self, winner: int) -> None:
-        rules = self.rules
-        payments = []
-        for p, hand in enumerate(self.hands):
-            if p == winner:
-                payments.append(0)
-            elif rules.unopened_penalty is not None and not self.opened[p]:
-                payments.append(rules.unopened_penalty)  # R7: no meld laid this hand
-            else:
-                payments.append(sum(rules.values[c] * n for c, n in enumerate(hand) if n))
-        if rules.rummy_bonus and not self.has_laid[winner]:
-            payments = [2 * p for p in payments]  # B6, doubled on both sides to stay zero-sum
-        self._end_hand(HandResult("out", winner, tuple(payments)))
+        payments = self._payments(winner)
+        if self.rules.rummy_bonus and not self.has_laid[winner]:
+            payments = tuple(2 * p for p in payments)  # B6, doubled on both sides to stay zero-sum
+        self._end_hand(HandResult("out", winner, payments))
+
+    def _payments(self, winner: int) -> tuple[int, ...]:
+        """What each player pays to ``winner`` (I7, B5, R7: ``RuleSet.payment``); the winner pays 0."""
+        payment, opened, wild_rank = self.rules.payment, self.opened, self.wild_rank
+        return tuple(0 if p == winner else payment(hand, opened[p], wild_rank) for p, hand in enumerate(self.hands))
 
     def _end_hand(self, result: HandResult) -> None:
         self.result = result
@@ -746,9 +749,10 @@ class GameState:
         if jokers == len(physical):
             return "the hand holds none of its cards, and a meld needs a natural card (G5)"
         if rules.max_jokers is not None and jokers > rules.max_jokers:
+            ids = rules.spec.rule_ids
             if rules.max_jokers == 0:
-                return f"the hand lacks {jokers} of its cards, and {rules.game} has no jokers (B1)"
-            return f"it would need {jokers} jokers, and a meld holds at most {rules.max_jokers} (R3)"
+                return f"the hand lacks {jokers} of its cards, and {rules.game} has no jokers ({ids.players})"
+            return f"it would need {jokers} jokers, and a meld holds at most {rules.max_jokers} ({ids.runs})"
         if jokers > hand[JOKER]:
             return f"it would need {jokers} jokers, and the hand has {hand[JOKER]} (G5)"
         return self._why_hand_left(physical)
@@ -776,7 +780,7 @@ class GameState:
         if card // NUM_RANKS != key:
             return f"{name} is not of the suit of the run on table meld {slot} (G4)"
         if card % NUM_RANKS == 0 and not rules.ace_high and low + len(slots) - 1 == 12:
-            return f"the ace is low only in {rules.game}, so it cannot follow the king (B2)"
+            return f"the ace is low only in {rules.game}, so it cannot follow the king ({rules.spec.rule_ids.runs})"
         return f"{name} does not extend the run on table meld {slot} at either end (G4)"
 
     def _why_joker_low_refused(self, slot: int) -> str:
@@ -1132,7 +1136,7 @@ def _no_hand_home_masks(by_suit: list[int], jokers: int, ace_high: bool) -> tupl
     (``_hand_home`` is False), for ``jokers`` 0 or 1, with bit masks: with no joker, the cards in
     no natural run and of a rank held in fewer than three suits; with one, the cards with no other
     card of their suit within two ranks and no other suit of their rank."""
-    facts = solver._mask_facts(ace_high)
+    facts = solver.mask_facts(ace_high)
     m0, m1, m2, m3 = by_suit[0] & 0x1FFF, by_suit[1] & 0x1FFF, by_suit[2] & 0x1FFF, by_suit[3] & 0x1FFF
     if jokers == 0:
         keep = ~((m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1)))
@@ -1171,7 +1175,7 @@ def _hand_home(card: int, suits: int, held: int, jokers: int, ace_high: bool) ->
     rank = card % NUM_RANKS
     if (suits & ~(1 << card // NUM_RANKS)).bit_count() + jokers >= 2:
         return True
-    facts = solver._mask_facts(ace_high)[held & 0x1FFF]
+    facts = solver.mask_facts(ace_high)[held & 0x1FFF]
     if jokers == 0:
         return bool(facts[2] >> rank & 1)  # in a run of three held
     return not facts[3] >> rank & 1  # not alone in its suit

@@ -12,7 +12,6 @@ A run's cards stand on *positions* 0..13: position p is rank ``p % 13``, so the 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -31,36 +30,6 @@ class MeldRules:
     """Whether Q-K-A is a run (I3, R3); A-2-3 always is."""
     max_jokers: int | None
     """Jokers allowed in one meld; None for any number (I3), 0 when the game has none (B1)."""
-
-
-class _MeldRulesByGame(Mapping):
-    """Game name -> ``MeldRules``, read from the game registry (``ruleset.GAME_SPECS``)."""
-
-    def __getitem__(self, game: str) -> MeldRules:
-        from .ruleset import GAME_SPECS  # the registry imports this module
-
-        return GAME_SPECS[game].melds
-
-    def __iter__(self):
-        from .ruleset import GAME_SPECS
-
-        return iter(GAME_SPECS)
-
-    def __len__(self) -> int:
-        from .ruleset import GAME_SPECS
-
-        return len(GAME_SPECS)
-
-
-MELD_RULES: Mapping[str, MeldRules] = _MeldRulesByGame()
-"""The meld rules of each game, from the game registry."""
-
-
-def meld_rules(game: str) -> MeldRules:
-    """The meld rules of ``game``; an unknown game is an error naming it."""
-    from .ruleset import game_spec
-
-    return game_spec(game).melds
 
 
 def _is_set(naturals: list[int], size: int) -> bool:

@@ -6,7 +6,8 @@ scale, how the encoder writes it (``write``: its entries as int8 bytes, before s
 incremental tracker keeps it (``keep``), how an agent reads it back (``read``, into the fields of
 ``agents.view.View``), and what it holds (``doc``). Everything else follows from this table:
 
-* ``rummy_env.encoding.layout_for(rules)``: the slices and the ``Box`` bounds (``aec_env``);
+* ``layout_for(rules)`` (here; ``rummy_env.encoding`` hands it on): the slices and the ``Box``
+  bounds (``aec_env``);
 * ``ObservationEncoder.encode``: the planes' writers, joined, then scaled once;
 * ``ObservationTracker``: the planes kept ``"observe"`` are rewritten each time a seat looks,
   those kept ``"moves"`` are brought up to date by the move made (its own code, one branch per
@@ -31,13 +32,15 @@ import argparse
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES
-from .ruleset import GameSpec, RuleSet, game_spec
+from .games import GAMES, GameSpec, by_game, game_spec
+from .ruleset import RuleSet, make_ruleset
 
 ONE, PLAYERS, SLOTS = "one", "players", "slots"
 """How many rows a plane has: one, one per player, one per table meld slot."""
@@ -365,8 +368,8 @@ OBSERVATION_PLANES: tuple[Plane, ...] = (
 )
 """Every part of the observation, in vector order."""
 
-MAX_TABLE_MELDS = {"indian": 0, "basic": 52 // 3, "romi": 106 // 3}
-"""Table meld slots per game: every meld holds at least three cards (Basic 52 cards, römi 106)."""
+MAX_TABLE_MELDS = by_game("max_table_melds")
+"""Table meld slots per game (``GameSpec.max_table_melds``: Basic 17, römi 35, Indian 0)."""
 
 
 def plane(name: str) -> Plane:
@@ -385,17 +388,72 @@ def planes_of(game: str) -> tuple[Plane, ...]:
 
 def row_count(entry: Plane, game: str, num_players: int) -> int:
     """How many rows of ``entry.width`` entries the plane has."""
-    return {ONE: 1, PLAYERS: num_players, SLOTS: MAX_TABLE_MELDS[game]}[entry.rows]
+    return {ONE: 1, PLAYERS: num_players, SLOTS: game_spec(game).max_table_melds}[entry.rows]
 
 
 def plane_size(entry: Plane, game: str, num_players: int) -> int:
     return entry.width * row_count(entry, game, num_players)
 
 
+# ----------------------------------------------------------------------------- the layout
+
+
+@dataclass(frozen=True)
+class ObservationLayout:
+    """Where each named part of one game's observation lies, and its bounds."""
+
+    game: str
+    num_players: int
+    size: int
+    slices: dict[str, slice]
+    low: np.ndarray
+    high: np.ndarray
+    planes: tuple[Plane, ...] = ()
+    """The spec's planes this game has, in vector order."""
+
+
+@cache
+def layout_for(rules: RuleSet) -> ObservationLayout:
+    """The observation layout (slices and bounds) for a rule set, from ``OBSERVATION_PLANES``."""
+    planes = planes_of(rules.game)
+    slices: dict[str, slice] = {}
+    offset = 0
+    for entry in planes:
+        size = plane_size(entry, rules.game, rules.num_players)
+        slices[entry.name] = slice(offset, offset + size)
+        offset += size
+    low = np.zeros(offset, np.float32)
+    high = np.ones(offset, np.float32)
+    for entry in planes:
+        part = slices[entry.name]
+        low[part] = entry.low
+        row = np.broadcast_to(np.asarray(entry.high(rules), np.float32), (entry.width,))
+        high[part] = np.tile(row, row_count(entry, rules.game, rules.num_players))
+    low.setflags(write=False)
+    high.setflags(write=False)
+    return ObservationLayout(rules.game, rules.num_players, offset, slices, low, high, planes)
+
+
+def rules_for(game: str, num_players: int, printed_jokers: int = 2) -> RuleSet:
+    """The rule set whose observation layout ``observation_layout`` describes (default options,
+    ``printed_jokers`` where the game takes it)."""
+    options = {"printed_jokers": printed_jokers} if "printed_jokers" in game_spec(game).options else {}
+    return make_ruleset(game, num_players, **options)
+
+
+def observation_layout(game: str, num_players: int, printed_jokers: int = 2) -> dict[str, slice]:
+    """Name -> slice of the observation vector of ``game`` for ``num_players`` players."""
+    return dict(layout_for(rules_for(game, num_players, printed_jokers)).slices)
+
+
+def observation_size(game: str, num_players: int) -> int:
+    """The length of ``game``'s observation vector for ``num_players`` players."""
+    return layout_for(rules_for(game, num_players)).size
+
+
 # ----------------------------------------------------------------------------- the docs table
 
 _SIZE_TEXT = {ONE: "{width}", PLAYERS: "n × {width}", SLOTS: "S × {width}"}
-_GAMES = (("indian", "Indian"), ("basic", "Basic"), ("romi", "römi"))
 DOCS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "env.md"
 TABLE_START = ("<!-- observation table: generated from rummy_env/obs_spec.py "
                "(python -m rummy_env.obs_spec --write-docs) -->")
@@ -409,17 +467,14 @@ def _size_text(entry: Plane) -> str:
 
 
 def _bounds_text(entry: Plane) -> str:
-    from .encoding import layout_for
-    from .ruleset import make_ruleset
-
     texts = []
-    for game, label in _GAMES:
+    for game in GAMES:
         layout = layout_for(make_ruleset(game, 2))
         part = layout.slices.get(entry.name)
         if part is None:
             continue
         low, high = float(layout.low[part].min()), float(layout.high[part].max())
-        texts.append((label, f"{low:g}–{high:g}".replace("-", "−")))
+        texts.append((game_spec(game).label, f"{low:g}–{high:g}".replace("-", "−")))
     first = texts[0][1]
     others = [f"{label} {text}" for label, text in texts if text != first]
     return first + (f" ({', '.join(others)})" if others else "")
@@ -427,10 +482,8 @@ def _bounds_text(entry: Plane) -> str:
 
 def markdown_table() -> str:
     """The observation table of ``docs/env.md``: offsets for 2 players, bounds, contents."""
-    from .encoding import observation_layout
-
-    layouts = [observation_layout(game, 2) for game, _ in _GAMES]
-    rows = [["name", "size", "Indian (2p)", "Basic (2p)", "römi (2p)", "bounds", "contents"]]
+    layouts = [observation_layout(game, 2) for game in GAMES]
+    rows = [["name", "size", *(f"{game_spec(game).label} (2p)" for game in GAMES), "bounds", "contents"]]
     for entry in OBSERVATION_PLANES:
         cells = [f"`{entry.name}`", _size_text(entry)]
         for layout in layouts:

@@ -30,8 +30,8 @@ the card it stands for, ``*=6h``):
 ==========================  ================================================================
 
 A command the rules forbid is explained (with the rule that forbids it) and changes nothing; any
-other text gets a short explanation. The agents are imported only when asked for (``ppo:``
-imports torch; the others do not).
+other text gets a short explanation. The front-end sits above ``agents`` (``docs/design.md``,
+"Layers"): ``ppo:`` imports torch when asked for; the others do not.
 """
 
 from __future__ import annotations
@@ -46,9 +46,13 @@ from .encoding import ObservationEncoder, action_layout, action_mask
 from .game import (
     DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD, GameState, Move,
 )
+from agents.base import AgentError
+from agents.registry import make_agent
+from agents.rule_agent import RuleAgent
+
 from .match import Match
 from .melds import table_meld_cards
-from .render import GAME_TITLES
+from .render import hand_arrangements
 from .ruleset import GAMES, RuleSet, make_ruleset, parse_option
 from .table import template_index
 
@@ -297,17 +301,11 @@ class PlaySession:
         """(rich text of the hand sorted, melds of its best arrangement first, in brackets; penalty)."""
         from rich.text import Text
 
-        from . import solver
-
-        hand = state.hands[player]
-        game = state.rules.game
-        try:
-            best = solver.best_arrangement(hand, game, state.wild_rank)
-            shown = best
-            if game == "indian" and not best.melds:
-                shown = solver.best_arrangement(hand, game, state.wild_rank, lives=False)  # the melds held anyway
+        arranged = hand_arrangements(state, player)
+        if arranged is not None:
+            best, shown = arranged
             melds, loose, penalty = shown.melds, sorted(shown.deadwood, key=sort_key), best.penalty
-        except (ValueError, KeyError):
+        else:
             melds, loose, penalty = (), sorted(state.hand_cards(player), key=sort_key), None
         text = Text()
         for meld in melds:
@@ -317,15 +315,16 @@ class PlaySession:
         return text, penalty
 
     def penalty_words(self, state: GameState, player: int, penalty: int | None) -> str:
-        game = state.rules.game
+        rules = state.rules
+        rule = rules.spec.rule_ids.payment
         if penalty is None:
             return ""
-        if game == "indian":
-            return f"penalty {penalty} (I7)"
-        if game == "romi" and not state.opened[player]:
-            return (f"cards {penalty}; pays {state.rules.unopened_penalty} without a meld of one's own "
-                    "on the table (R7)")
-        return f"cards worth {penalty} ({'B5' if game == 'basic' else 'R7'})"
+        if rules.spec.lives:
+            return f"penalty {penalty} ({rule})"
+        if rules.unopened_penalty is not None and not state.opened[player]:
+            return (f"cards {penalty}; pays {rules.unopened_penalty} without a meld of one's own "
+                    f"on the table ({rule})")
+        return f"cards worth {penalty} ({rule})"
 
     def show(self, state: GameState, totals: Sequence[int] | None, hand_number: int) -> None:
         """The screen for the person's decision."""
@@ -334,7 +333,7 @@ class PlaySession:
 
         rules = state.rules
         phase = "draw" if state.phase == PHASE_DRAW else "play"
-        title = f"{GAME_TITLES[rules.game]} · hand {hand_number} · turn {state.turn} · your turn to {phase}"
+        title = f"{rules.spec.title} · hand {hand_number} · turn {state.turn} · your turn to {phase}"
         self.console.rule(title)
         line = Text("discard top ")
         if state.discard:
@@ -401,16 +400,11 @@ class PlaySession:
 
     def show_hint(self, state: GameState, totals: Sequence[int] | None) -> None:
         hand, penalty = self.arranged(state, self.seat)
-        try:
-            if self._hint_agent is None:
-                from agents.rule_agent import RuleAgent
-
-                self._hint_agent = RuleAgent(self.rules.game, self.rules.num_players, 0, self.rules.options)
-            observation = self.encoder.encode(state, self.seat, totals)
-            action = self._hint_agent.act(observation, action_mask(state))
-            self.say(f"the rule agent would: {command_text(state, self.moves[action])}")
-        except ImportError:
-            self.say("the rule agent is not installed (agents package): no suggestion")
+        if self._hint_agent is None:
+            self._hint_agent = RuleAgent(self.rules.game, self.rules.num_players, 0, self.rules.options)
+        observation = self.encoder.encode(state, self.seat, totals)
+        action = self._hint_agent.act(observation, action_mask(state))
+        self.say(f"the rule agent would: {command_text(state, self.moves[action])}")
         line = self.cards([])
         line.append("best arrangement: ")
         line.append_text(hand)
@@ -447,7 +441,7 @@ class PlaySession:
         self.console.print(table)
         if match.is_over:
             winners = ", ".join(self.names[p] for p in match.winners)
-            rule = "I8" if self.rules.game == "indian" else "B6" if self.rules.game == "basic" else "R8"
+            rule = self.rules.spec.rule_ids.match
             verb = "win" if len(match.winners) > 1 or winners == "you" else "wins"
             self.say(f"match over: {winners} {verb} ({rule})",
                      "bold")
@@ -630,11 +624,6 @@ def main(argv: Sequence[str] | None = None, stdin=None, stdout=None) -> int:
                        f"give one spec for every other seat ({players - 1}), or one for all\n")
     if not 0 <= args.seat < players:
         parser.exit(2, f"play: error: --seat {args.seat}: expected 0..{players - 1}\n")
-    try:
-        from agents.base import AgentError
-        from agents.registry import make_agent
-    except ImportError:
-        parser.exit(2, "play: error: the opponents need the agents package (installed with rummy-env)\n")
     opponents = []
     try:
         for i, spec in enumerate(specs):

@@ -16,7 +16,6 @@ from .cards import JOKER, format_card, sort_key, suit_of
 from .game import PHASE_DRAW, PHASE_PLAY, GameState
 from .melds import table_meld_cards
 
-GAME_TITLES = {"indian": "Indian Rummy", "basic": "Basic Rummy", "romi": "Indiai römi"}
 _RED = "\x1b[31m"
 _JOKER = "\x1b[35m"
 _RESET = "\x1b[0m"
@@ -47,18 +46,30 @@ def cards_text(cards, color: bool = False) -> str:
 
 def hand_text(state: GameState, seat: int, color: bool = False) -> str:
     """``seat``'s hand sorted, with the melds of its best arrangement in brackets first."""
-    hand = state.hands[seat]
-    try:
-        arrangement = solver.best_arrangement(hand, state.rules.game, state.wild_rank)
-        if not arrangement.melds and state.rules.game == "indian":
-            # Without both lives (I7) the penalty arrangement is all loose cards; show the melds
-            # the hand holds anyway.
-            arrangement = solver.best_arrangement(hand, "indian", state.wild_rank, lives=False)
+    arranged = hand_arrangements(state, seat)
+    if arranged is not None:
+        arrangement = arranged[1]
         groups = [f"[{cards_text(meld, color)}]" for meld in arrangement.melds]
         loose = sorted(arrangement.deadwood, key=sort_key)
-    except (ValueError, KeyError):  # an arrangement is a courtesy: show the plain hand instead
+    else:  # an arrangement is a courtesy: show the plain hand instead
         groups, loose = [], sorted(state.hand_cards(seat), key=sort_key)
     return " ".join(groups + ([cards_text(loose, color)] if loose else []))
+
+
+def hand_arrangements(state: GameState, seat: int) -> tuple[solver.Arrangement, solver.Arrangement] | None:
+    """(the best arrangement of ``seat``'s hand, the one to show people): the same, except that
+    where the lives rule leaves every card loose (I5, I7) people are shown the melds the hand holds
+    anyway. None when the solver cannot arrange the hand (an arrangement is a courtesy)."""
+    hand = state.hands[seat]
+    game = state.rules.game
+    try:
+        best = solver.best_arrangement(hand, game, state.wild_rank)
+        shown = best
+        if not best.melds and state.rules.spec.lives:
+            shown = solver.best_arrangement(hand, game, state.wild_rank, lives=False)
+    except (ValueError, KeyError):
+        return None
+    return best, shown
 
 
 def table_text(state: GameState, color: bool = False) -> list[str]:
@@ -88,7 +99,7 @@ def render_text(state: GameState, seat: int | None = None, match_totals=None, co
     else:
         phase = {PHASE_DRAW: "draw", PHASE_PLAY: "play"}[state.phase]
         status = f"player_{state.current} to {phase}"
-    lines = [f"{GAME_TITLES[rules.game]} · turn {state.turn} · {status} · stock {len(state.stock)}"]
+    lines = [f"{rules.spec.title} · turn {state.turn} · {status} · stock {len(state.stock)}"]
     top = card_text(state.discard[-1], color) if state.discard else "empty"
     extras = []
     if state.cut_card != -1:

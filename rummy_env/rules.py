@@ -1,8 +1,8 @@
 """The public rules API: parse cards, check melds, score hands (``docs/rules.md`` G2–G5, I5, I7, B5, R7).
 
-``game`` is ``"indian"``, ``"basic"`` or ``"romi"``; ``cards`` is a string in G2 notation
-(``"Ah 2h 3h *"``) or a list of such strings; ``wild_rank`` is a rank in G2 notation or None
-(Indian Rummy only, I2).
+``game`` is a registered game's name (``rummy_env.games``: ``"indian"``, ``"basic"``, ``"romi"``);
+``cards`` is a string in G2 notation (``"Ah 2h 3h *"``) or a list of such strings; ``wild_rank``
+is a rank in G2 notation or None (Indian Rummy only, I2).
 
 ``hand_penalty`` also takes the cards as a *count array*: a numpy array of 53 whole numbers, the
 copies held of each card type in the order of ``rummy_env.cards`` (``suit * 13 + rank``, suits
@@ -27,16 +27,16 @@ from collections.abc import Iterable
 import numpy as np
 
 from . import solver
-from .cards import JOKER, NUM_NATURAL, NUM_TYPES, CardError, card_values, format_card, parse_card, parse_rank, rank_of
+from .cards import JOKER, NUM_NATURAL, NUM_TYPES, CardError, format_card, parse_card, parse_rank, rank_of
 from .cards import parse_cards as _parse_cards
 from .cards import to_counts
-from .melds import MAX_RUN, is_meld_cards, meld_rules
-from .ruleset import GAMES
+from .games import GameSpec, game_spec
+from .melds import MAX_RUN, is_meld_cards
+from .ruleset import make_ruleset
 
-_COPIES = {"indian": 2, "basic": 1, "romi": 2}
-_MAX_JOKERS = {"indian": 8, "basic": 0, "romi": 2}
 MAX_INDIAN_HAND = 14
-"""The most cards an Indian hand holds (13, and one drawn mid-turn: I1, I4)."""
+"""The most cards an Indian hand holds (13, and one drawn mid-turn: I1, I4): the bound on a hand
+scored by the lives rule."""
 
 
 def parse_cards(text: str | Iterable[str]) -> list[int]:
@@ -44,20 +44,15 @@ def parse_cards(text: str | Iterable[str]) -> list[int]:
     return _parse_cards(text)
 
 
-def _check_game(game: str) -> None:
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}: expected one of {', '.join(map(repr, GAMES))}")
-
-
-def _wild(game: str, wild_rank: str | None) -> int | None:
+def _wild(spec: GameSpec, wild_rank: str | None) -> int | None:
     if wild_rank is None:
         return None
-    if game == "indian" and type(wild_rank) is str:
+    if not spec.has_wild_joker:
+        raise CardError(f"wild_rank={wild_rank!r}: only Indian Rummy has a wild rank (I2), not {spec.name!r}")
+    if type(wild_rank) is str:
         got = _WILD_RANKS.get(wild_rank)
         if got is not None:
             return got
-    if game != "indian":
-        raise CardError(f"wild_rank={wild_rank!r}: only Indian Rummy has a wild rank (I2), not {game!r}")
     try:
         rank = parse_rank(wild_rank)
     except CardError as error:
@@ -106,40 +101,38 @@ def _array_counts(cards: np.ndarray) -> list[int]:
     return counts
 
 
-def _counts(game: str, cards: str | Iterable[str] | np.ndarray) -> list[int]:
+def _counts(spec: GameSpec, cards: str | Iterable[str] | np.ndarray) -> list[int]:
     counts = _array_counts(cards) if isinstance(cards, np.ndarray) else _text_counts(cards)
-    copies = _COPIES[game]
+    copies = spec.decks
     if max(counts[:NUM_NATURAL]) > copies:
         card = next(c for c in range(NUM_NATURAL) if counts[c] > copies)
-        raise CardError(f"{counts[card]} copies of {format_card(card)} in {game!r}, whose deck has {copies} per card")
-    max_jokers = _MAX_JOKERS[game]
-    if max_jokers is not None and counts[JOKER] > max_jokers:
-        raise CardError(f"{counts[JOKER]} jokers in {game!r}, whose deck has at most {max_jokers}")
+        raise CardError(f"{counts[card]} copies of {format_card(card)} in {spec.name!r}, "
+                        f"whose deck has {copies} per card")
+    max_jokers = spec.most_printed_jokers
+    if counts[JOKER] > max_jokers:
+        raise CardError(f"{counts[JOKER]} jokers in {spec.name!r}, whose deck has at most {max_jokers}")
     return counts
 
 
 def is_meld(game: str, cards: str | Iterable[str], wild_rank: str | None = None) -> bool:
     """Whether ``cards`` form one set or run under ``game``'s rules (G3–G5, I3, B2, R3)."""
-    _check_game(game)
+    spec = game_spec(game)
     parsed = _parse_cards(cards)
-    wild = _wild(game, wild_rank)
+    wild = _wild(spec, wild_rank)
     if len(parsed) > MAX_RUN:
         return False
     if wild is None:
-        return is_meld_cards(parsed, meld_rules(game), None)
+        return is_meld_cards(parsed, spec.melds, None)
     # Only Indian has a wild rank, and its melds take any number of jokers (I3): a wild card that
     # fits as itself fits as a joker standing for itself, so only the meld's one required natural
     # card (G5) need be tried among the wild cards. Linear, where trying every choice is exponential.
     naturals = [c for c in parsed if c != JOKER and rank_of(c) != wild]
     wild_cards = [c for c in parsed if c != JOKER and rank_of(c) == wild]
     jokers = [JOKER] * (len(parsed) - len(naturals))
-    rules = meld_rules(game)
+    rules = spec.melds
     if naturals:
         return is_meld_cards(naturals + jokers, rules, None)
     return any(is_meld_cards([card] + jokers[1:], rules, None) for card in set(wild_cards))
-
-
-_VALUES = {game: card_values(game) for game in GAMES}
 
 
 def hand_penalty(game: str, cards: str | Iterable[str] | np.ndarray, wild_rank: str | None = None) -> int:
@@ -149,23 +142,31 @@ def hand_penalty(game: str, cards: str | Iterable[str] | np.ndarray, wild_rank: 
     card values (B5, R7), whatever melds the cards could make. ``cards`` is G2 text, a list of
     G2 strings, or a count array of 53 (module docstring), e.g. an observation's ``hand`` plane.
     """
-    if game not in _VALUES:
-        _check_game(game)
-    counts = _counts(game, cards)
-    wild = _wild(game, wild_rank)
-    if game == "indian":
+    rules = (_RULES.get(game) if isinstance(game, str) else None) or _rules_of(game)
+    spec = rules.spec
+    counts = _counts(spec, cards)
+    wild = _wild(spec, wild_rank)
+    if spec.lives:
         size = sum(counts)
         if size > MAX_INDIAN_HAND:
-            raise CardError(f"hand_penalty('indian', ...) takes at most {MAX_INDIAN_HAND} cards "
+            raise CardError(f"hand_penalty({game!r}, ...) takes at most {MAX_INDIAN_HAND} cards "
                             f"(13 in a hand, 14 mid-turn: I1, I4), not {size}")
-        return solver.indian_penalty(bytes(counts), wild)
-    values = _VALUES[game]
-    return sum(values[c] * n for c, n in enumerate(counts) if n)
+    return rules.payment(counts, wild_rank=wild)  # the default rule set: no penalty_cap
+
+
+_RULES: dict = {}
+"""Game name -> its default rule set (for the card values)."""
+
+
+def _rules_of(game: str):
+    rules = _RULES[game] = make_ruleset(game, game_spec(game).default_players)
+    return rules
 
 
 def can_declare(cards: str | Iterable[str], wild_rank: str | None = None) -> bool:
     """Whether 13 Indian cards are all in melds with two runs, one of them pure (I5)."""
-    counts = _counts("indian", cards)
+    spec = game_spec("indian")
+    counts = _counts(spec, cards)
     if sum(counts) != 13:
         raise ValueError(f"can_declare takes the 13 cards shown, not {sum(counts)}")
-    return solver.can_declare(counts, _wild("indian", wild_rank))
+    return solver.can_declare(counts, _wild(spec, wild_rank))

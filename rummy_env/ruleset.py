@@ -1,90 +1,29 @@
-"""The three games as rule sets: data the one game engine reads (RULES I1–I9, B1–B6, R1–R8).
+"""A game with its options: ``RuleSet``, the one object the engine, the encoding and the envs read.
 
-``GAME_SPECS`` is the one game registry: per game, the fixed rules (deck, hand size, meld rules,
-what the turn allows, how a hand is scored) and the options with their defaults. A variant is a
-new entry here. ``make_ruleset(game, num_players, **options)`` checks every option and names the
-bad one.
+``make_ruleset(game, num_players, **options)`` looks ``game`` up in the game registry
+(``rummy_env.games``), checks every option and names the bad one. A ``RuleSet`` carries the
+spec's rule flags the one turn loop (``GameState``) reads instead of the game's name, the options,
+and the game's scoring hooks (``payment``, ``deadwood``, ``max_hand_payment``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from .cards import card_values
-from .melds import MeldRules
+from . import solver
+from .games import GAME_SPECS, GAMES, GameSpec, game_spec
 
-
-@dataclass(frozen=True)
-class GameSpec:
-    """One game of the rule book: what never changes, and the options it takes."""
-
-    players: tuple[int, int]
-    """Fewest and most players (I1, B1, R1)."""
-    hand_sizes: dict[int, int]
-    """Cards dealt to each player, by the number of players (I1, B1, R1)."""
-    decks: int
-    printed_jokers: int
-    """Printed jokers, unless the ``printed_jokers`` option says otherwise (I1)."""
-    melds: MeldRules
-    table_melds: bool
-    """Melds are laid on the table (B3, R5); Indian declares from the hand instead (I5, I9)."""
-    declares: bool
-    """The hand ends by a declaration: discard one card and show the rest in melds (I5)."""
-    cut_card: bool
-    """A card is turned beside the stock before the deal and may be taken only to go out (R2, R4)."""
-    later_take_must_be_placed: bool
-    """After a player's first turn the discard top taken must reach the table that turn (R4)."""
-    layoff_needs_own_meld: bool
-    """Lay-offs and joker swaps need a meld of one's own on the table (R5)."""
-    out_without_discard: bool
-    """A play may empty the hand, going out with no last discard (B4); else it may not (R6)."""
-    unopened_penalty: int | None
-    """What a player who laid no meld this hand pays instead of their cards (R7); None: no such rule."""
-    low_total_wins: bool
-    """Penalties add up and the lowest match total wins (I8, R8); else scores add up, highest wins (B6)."""
-    options: dict
-    """The constructor keywords the game takes, with their defaults (RULES names them)."""
-
-
-GAME_SPECS: dict[str, GameSpec] = {
-    "indian": GameSpec(
-        players=(2, 6), hand_sizes={n: 13 for n in range(2, 7)}, decks=2, printed_jokers=2,
-        melds=MeldRules(ace_high=True, max_jokers=None), table_melds=False, declares=True, cut_card=False,
-        later_take_must_be_placed=False, layoff_needs_own_meld=False, out_without_discard=False,
-        unopened_penalty=None, low_total_wins=True,
-        options={"printed_jokers": 2, "wild_joker": False, "penalty_cap": None, "match_target": 400, "max_turns": 500},
-    ),
-    "basic": GameSpec(
-        players=(2, 4), hand_sizes={2: 10, 3: 7, 4: 7}, decks=1, printed_jokers=0,
-        melds=MeldRules(ace_high=False, max_jokers=0), table_melds=True, declares=False, cut_card=False,
-        later_take_must_be_placed=False, layoff_needs_own_meld=False, out_without_discard=True,
-        unopened_penalty=None, low_total_wins=False,
-        options={"rummy_bonus": False, "match_target": 100, "max_turns": 500},
-    ),
-    "romi": GameSpec(
-        players=(2, 4), hand_sizes={2: 13, 3: 13, 4: 13}, decks=2, printed_jokers=2,
-        melds=MeldRules(ace_high=True, max_jokers=2), table_melds=True, declares=False, cut_card=True,
-        later_take_must_be_placed=True, layoff_needs_own_meld=True, out_without_discard=False,
-        unopened_penalty=80, low_total_wins=True,
-        options={"match_target": 250, "max_turns": 500},
-    ),
-}
-
-GAMES = tuple(GAME_SPECS)
-"""The games' names, in the rule book's order."""
-
-
-def game_spec(game: str) -> GameSpec:
-    """The registry entry of ``game``; an unknown game is an error naming it."""
-    try:
-        return GAME_SPECS[game]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown game {game!r}: expected one of {', '.join(map(repr, GAMES))}") from None
+__all__ = ["GAMES", "GAME_SPECS", "GameSpec", "RuleSet", "game_options", "game_spec", "make_ruleset", "parse_option"]
 
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Everything the engine needs to know about one game with its options (from ``GAME_SPECS``)."""
+    """Everything the engine needs to know about one game with its options (from ``GAME_SPECS``).
+
+    The rule flags (``table_melds`` … ``low_total_wins``) are the spec's, copied so the engine's hot
+    paths read them as fields; ``GameSpec`` documents each. The options follow them.
+    """
 
     game: str
     num_players: int
@@ -94,21 +33,14 @@ class RuleSet:
     ace_high: bool
     max_jokers: int | None
     table_melds: bool
-    """Basic and römi lay melds on the table (B3, R5); Indian declares from the hand (I5, I9)."""
     declares: bool
-    """Indian: the hand ends by a declaration (I5)."""
     wild_joker: bool
     cut_card: bool
     later_take_must_be_placed: bool
-    """römi: the discard top taken after the first turn must reach the table that turn (R4)."""
     layoff_needs_own_meld: bool
-    """römi: lay-offs and swaps need a meld of one's own on the table (R5)."""
     out_without_discard: bool
-    """Basic: a play may empty the hand and go out (B4); römi needs a last discard (R6)."""
     unopened_penalty: int | None
-    """römi: what a player with no meld laid this hand pays (R7)."""
     low_total_wins: bool
-    """Indian and römi add penalties, lowest wins (I8, R8); Basic adds scores, highest wins (B6)."""
     penalty_cap: int | None
     match_target: int
     max_turns: int
@@ -116,10 +48,49 @@ class RuleSet:
     values: tuple[int, ...] = field(repr=False)
 
     @property
+    def spec(self) -> GameSpec:
+        """The game's registry entry (``rummy_env.games``)."""
+        return game_spec(self.game)
+
+    @property
     def options(self) -> dict:
         """The constructor keywords that rebuild this rule set."""
-        keys = GAME_SPECS[self.game].options
+        keys = self.spec.options
         return {k: v for k, v in asdict(self).items() if k in keys}
+
+    # ----------------------------------------------------------------- scoring hooks
+
+    def payment(self, counts: Sequence[int], opened: bool = True, wild_rank: int | None = None) -> int:
+        """What a player holding ``counts`` (53 counts) pays when another ends the hand (I6, I7, B5, R7):
+        with the lives rule the best arrangement's penalty (capped by ``penalty_cap``); else the
+        cards' values, or the unopened penalty for a player with no meld of their own (R7)."""
+        if self.spec.lives:
+            pay = solver.indian_penalty(counts, wild_rank)
+            return pay if self.penalty_cap is None else min(pay, self.penalty_cap)
+        if self.unopened_penalty is not None and not opened:
+            return self.unopened_penalty
+        values = self.values
+        return sum(values[c] * n for c, n in enumerate(counts) if n)
+
+    def deadwood(self, counts: Sequence[int], wild_rank: int | None = None) -> int:
+        """The least the cards ``counts`` leave outside melds by the exact solver: with the lives
+        rule the I7 penalty (no cap), else the least deadwood value (B5, R7). The trainer's shaping
+        potential (``docs/training.md``) is minus this."""
+        if self.spec.lives:
+            return solver.indian_penalty(counts, wild_rank)
+        return solver.min_deadwood(counts, self.game, wild_rank)
+
+    @property
+    def max_hand_payment(self) -> int:
+        """The most one player can pay at the end of one hand, before any scaling: a full hand of
+        the highest card value (capped by ``penalty_cap``, at least the unopened penalty), doubled
+        by the rummy bonus (B6)."""
+        most = max(self.spec.rank_values) * self.hand_size
+        if self.penalty_cap is not None:
+            most = min(most, self.penalty_cap)
+        if self.unopened_penalty is not None:
+            most = max(most, self.unopened_penalty)
+        return most * (2 if self.rummy_bonus else 1)
 
 
 def game_options(game: str) -> dict:
@@ -151,7 +122,7 @@ def make_ruleset(game: str, num_players: int = 2, **options) -> RuleSet:
         if flag in opts and not isinstance(opts[flag], bool):
             raise ValueError(f"option {flag}={opts[flag]!r} must be True or False")
     if "printed_jokers" in opts:
-        _check_int("printed_jokers", opts["printed_jokers"], 0, 8)
+        _check_int("printed_jokers", opts["printed_jokers"], 0, spec.most_printed_jokers)
     if "penalty_cap" in opts:
         _check_int("penalty_cap", opts["penalty_cap"], 1, allow_none=True)
     return RuleSet(
@@ -175,7 +146,7 @@ def make_ruleset(game: str, num_players: int = 2, **options) -> RuleSet:
         match_target=opts["match_target"],
         max_turns=opts["max_turns"],
         rummy_bonus=opts.get("rummy_bonus", False),
-        values=card_values(game),
+        values=spec.values,
     )
 
 

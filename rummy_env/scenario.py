@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from .cards import JOKER, NUM_RANKS, parse_card, parse_cards, to_counts
 from .game import PHASE_DRAW, GameState
-from .melds import is_meld_cards, meld_rules, meld_templates, table_meld_from_template
+from .games import game_spec
+from .melds import is_meld_cards, meld_templates, table_meld_from_template
 from .ruleset import make_ruleset
 
 
@@ -34,7 +35,7 @@ def parse_table_meld(game: str, text: str) -> list:
             card = parse_card(token)
             stands_for.append(card)
             physical.append(card)
-    rules = meld_rules(game)
+    rules = game_spec(game).melds
     if not is_meld_cards(physical, rules):
         raise ValueError(f"table meld {text!r} is not a meld in {game!r}")
     naturals = [c for c in stands_for if c != JOKER]
@@ -95,5 +96,5 @@ def make_state(
     state.turns_taken = list(turns_taken) if turns_taken is not None else [1] * num_players
     state.known = [[0] * 53 for _ in range(num_players)]
     state.discarded = [[0] * 53 for _ in range(num_players)]
-    state._legal = None
+    state.changed()
     return state

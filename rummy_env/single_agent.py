@@ -55,7 +55,6 @@
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Callable, Sequence
 
@@ -63,11 +62,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec_env import (ENV_NAMES, ILLEGAL_ACTION_MODES, IllegalActionError, check_seed, hand_result_info,
-                      illegal_action_message, warn_reset_options)
+from .aec_env import warn_reset_options
 from .encoding import ObservationEncoder, action_layout, layout_for
+from .episode import IllegalActionError, check_illegal_options, check_seed, illegal_action_message
 from .game import PHASE_OVER, GameState
-from .ruleset import GAMES, make_ruleset
+from .games import GAME_SPECS
+from .ruleset import make_ruleset
 from .vector import VectorGame
 
 
@@ -117,10 +117,6 @@ def _policy(opponent) -> Callable[[np.ndarray, np.ndarray], object]:
     return act_one
 
 
-def _is_number(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
-
-
 class SingleAgentRummyEnv(gymnasium.Env):
     """One seat of a rummy game as a Gymnasium env; opponents play the other seats (module doc)."""
 
@@ -139,21 +135,18 @@ class SingleAgentRummyEnv(gymnasium.Env):
         else:
             num_players = 2 if num_players is None else num_players
             opponent_list = None if opponents is None else [opponents] * (num_players - 1)
-        if "seed" in options and game in GAMES:  # a keyword of VectorGame, but no option of rummy_env.env
+        # a keyword of VectorGame, but no option of rummy_env.env
+        if "seed" in options and isinstance(game, str) and game in GAME_SPECS:
             make_ruleset(game, num_players, **options)  # refuses it, naming it, as rummy_env.env does
         if "backend" in options:
             raise ValueError(f"option backend={options['backend']!r}: the single-agent wrapper plays on the "
                              "python core only (docs/env.md, \"Single-agent (Gymnasium)\")")
         # the game, rule and episode options are checked (and named when bad) by the core itself
         self.vector = VectorGame(game, 1, num_players, **options)
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"option illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
-        if illegal_reward is not None and (not _is_number(illegal_reward) or not math.isfinite(illegal_reward)):
-            raise ValueError(f"option illegal_reward={illegal_reward!r}: expected a finite number or None")
+        check_illegal_options(illegal_action, illegal_reward)
         vector = self.vector
         if illegal_reward is None:  # as rummy_env.env's default
-            win = vector.match_mode and vector.match_reward == "win"
-            illegal_reward = (-1.0 if win else -float(vector.max_payment)) * vector.reward_scale
+            illegal_reward = vector.options.default_illegal_reward(vector.max_payment)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         n = num_players
@@ -165,7 +158,7 @@ class SingleAgentRummyEnv(gymnasium.Env):
         self.render_mode = render_mode
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported: expected None, 'human' or 'ansi'")
-        self.metadata = dict(self.metadata, name=ENV_NAMES[game])
+        self.metadata = dict(self.metadata, name=vector.name)
         if opponent_list is None:
             self._random = [RandomOpponent() for _ in range(n - 1)]
             opponent_list = self._random
@@ -178,9 +171,9 @@ class SingleAgentRummyEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(vector.num_actions)
         self._moves = action_layout(game).moves
         self._encoder = ObservationEncoder(vector.rules)  # the observation of a hand that has ended
-        self._scale = vector.reward_scale
         self._action = np.zeros(1, np.int64)
         self.learner = "player_0"
+        self._agents = [f"player_{p}" for p in range(n)]
         self._seat = 0
         self._opponent_at: list[Callable | None] = [None] * n
         self._mask = np.zeros(self.action_space.n, np.int8)
@@ -315,30 +308,18 @@ class SingleAgentRummyEnv(gymnasium.Env):
     def _play(self, index: int) -> tuple[float, bool, bool]:
         """Play the checked action ``index`` for the seat to act; (the learner's reward, terminated,
         truncated). Keeps ``_state``, ``_match``, ``_info`` and ``_over`` as the PettingZoo env would."""
-        state, match, vector = self._state, self._match, self.vector
+        state, vector = self._state, self.vector
         self._action[0] = index
         vector.step(self._action)
         if state.phase != PHASE_OVER:
             return 0.0, False, False
         # The hand ended: the core has already dealt the next hand (or episode) in the slot; keep
         # the ended one, as the PettingZoo env shows it, and its result in the infos.
-        result = state.result
-        agents = [f"player_{p}" for p in range(self.num_players)]
-        points = result.rewards
-        hand_info = hand_result_info(result, agents)
-        terminated, truncated = bool(vector.terminated[0]), bool(vector.truncated[0])
-        if match is None:
-            self._info = {"hand_result": hand_info}
+        settled = vector.settlements[0]
+        self._info = settled.info(self._agents)
+        if settled.episode_over:
             self._over = True
-            return points[self._seat] * self._scale, terminated, truncated
-        info = {"hand_result": hand_info, "match_totals": {agents[p]: t for p, t in enumerate(match.totals)},
-                "hands_played": match.hands_played}
-        if match.is_over:
-            info["match_winners"] = [agents[p] for p in match.winners]
-        self._info = info
-        if terminated or truncated:
-            self._over = True
-            return vector.results[0].points[self._seat] * self._scale, terminated, truncated
+            return settled.rewards[self._seat], settled.terminated, settled.truncated
         self._state = vector.state(0)  # the match's next hand
         return 0.0, False, False
 

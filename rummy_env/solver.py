@@ -55,9 +55,9 @@ from typing import NamedTuple
 
 import numpy as _np
 
-from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, card_values
-from .melds import MAX_RUN, MELD_RULES
-from .ruleset import GAMES
+from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES
+from .games import game_spec
+from .melds import MAX_RUN
 
 INF = 1 << 30
 """The penalty search's "impossible" (no arrangement with both lives)."""
@@ -247,19 +247,24 @@ def _mask_facts(ace_high: bool) -> list:
     return got
 
 
+mask_facts = _mask_facts
+"""The public name of ``_mask_facts`` (the engine's look-ahead and the compiled cores read it)."""
+
+
 class _Game:
     """One game's rules and values (with a wild rank for Indian), and its memo tables."""
 
     def __init__(self, game: str, wild_rank: int | None, unit: bool = False, plain: _Game | None = None) -> None:
-        rules = MELD_RULES[game]
+        spec = game_spec(game)
+        rules = spec.melds
         self.plain = plain
         """The same game without a wild rank: suits holding no wild card share its answers."""
         self.game = game
         self.wild = wild_rank
         self.ace_high = rules.ace_high
         self.cap = rules.max_jokers
-        self.lives = game == "indian"
-        values = list(card_values(game))
+        self.lives = spec.lives
+        values = list(spec.values)
         if unit:  # deadwood counted in cards, not points
             values = [1] * NUM_NATURAL + [0]
         if wild_rank is not None:
@@ -623,9 +628,9 @@ def _game(game: str, wild_rank: int | None) -> _Game:
         plain = None if wild_rank is None else _game("count", None)
         g = _GAMES[(game, wild_rank)] = _Game("indian", wild_rank, unit=True, plain=plain)
         return g
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}: expected 'indian', 'basic' or 'romi'")
-    if wild_rank is not None and (game != "indian" or isinstance(wild_rank, bool) or wild_rank not in range(NUM_RANKS)):
+    spec = game_spec(game)  # an unknown game is an error naming it
+    if wild_rank is not None and (not spec.has_wild_joker or isinstance(wild_rank, bool)
+                                  or wild_rank not in range(NUM_RANKS)):
         raise ValueError(f"wild_rank {wild_rank!r}: only Indian has a wild rank, an int 0..12")
     plain = None if wild_rank is None else _game(game, None)
     g = _GAMES[(game, wild_rank)] = _Game(game, wild_rank, plain=plain)

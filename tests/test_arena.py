@@ -14,7 +14,9 @@ from agents.arena import ArenaConfig, rotations, run_arena, seat_tables, summari
 from agents.base import Agent, AgentError
 from agents.random_agent import RandomAgent
 from agents.rule_agent import RuleAgent
-from agents.stats import elo_ratings, expected_score, mean_interval, openskill_ratings, wilson_interval
+from agents.stats import (
+    elo_ratings, expected_score, mean_interval, openskill_ratings, percent_text, points_text, wilson_interval,
+)
 from agents.view import ObservationReader
 from rummy_env.encoding import DISCARD_BASE, DRAW_ACTION
 from rummy_env.game import GameState
@@ -41,6 +43,25 @@ def test_mean_interval_known_values():
     assert mean_interval([7.0, 7.0, 7.0]) == (7.0, 7.0, 7.0)
     single = mean_interval([4.0])
     assert single[0] == 4.0 and math.isnan(single[1]) and math.isnan(single[2])
+
+
+def test_rates_and_points_are_written_as_percent_and_signed_points_with_their_intervals():
+    assert percent_text(0.543, 0.503, 0.583) == "54.3% [50.3, 58.3]"
+    assert percent_text(math.nan, 0.0, 1.0) == "n/a"  # nothing decided: no placeholder rate
+    assert points_text(10.8, 7.1, 14.5) == "+10.8 [+7.1, +14.5]"
+    assert points_text(-0.24, -0.61, 0.13) == "-0.2 [-0.6, +0.1]"
+    assert points_text(3.0, math.nan, math.nan) == "+3.0 n/a"
+
+
+def test_the_printed_table_shows_rates_in_percent(capsys):
+    config = ArenaConfig("basic", ("random", "rule"), hands=8, seed=2)
+    summary = summarize(config, run_arena(config, progress=False))
+    arena.print_summary(summary)
+    out = capsys.readouterr().out
+    for row in summary["agents"]:
+        assert percent_text(row["win_rate"], row["win_rate_low"], row["win_rate_high"]) in out
+        assert points_text(row["mean_points"], row["points_low"], row["points_high"]) in out
+    assert "0." + "000 [" not in out and "%" in out
 
 
 def test_elo_of_a_planted_case():
@@ -361,6 +382,8 @@ def test_agents_that_break_the_mask_are_stopped():
                   factory=lambda spec, i: Cheater("basic", 2) if spec == "cheater" else RandomAgent("basic", 2))
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # the hang this guards against is a worker that never answers
 def test_policy_checkpoint_with_two_workers_does_not_hang(tmp_path):
     """A parent that loaded torch (and started its threads) must not fork arena workers: a forked
     child could hang in its first torch call. The run finishes, with the same records as one worker."""

@@ -6,7 +6,6 @@ Indian penalties of at most 14 cards (I1, I4); ``is_meld`` is linear in the card
 
 from __future__ import annotations
 
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -14,30 +13,26 @@ from hypothesis import strategies as st
 
 from rummy_env import rules
 from rummy_env.cards import JOKER, RANK_CHARS, CardError, format_card, parse_cards
-from rummy_env.melds import is_meld_cards, meld_rules
+from rummy_env.games import game_spec
+from rummy_env.melds import is_meld_cards
 
 
-def cpu_seconds(call) -> tuple[object, float]:
-    start = time.process_time()
-    result = call()
-    return result, time.process_time() - start
-
-
+@pytest.mark.timeout(10)  # trying every choice of 1000 wild cards would never end
 def test_I2_is_meld_with_a_thousand_wild_cards_answers_at_once():
-    answer, spent = cpu_seconds(lambda: rules.is_meld("indian", ["Ah"] * 1000, wild_rank="A"))
-    assert answer is False and spent < 1.0  # G4: no meld holds more than 13 cards
+    assert rules.is_meld("indian", ["Ah"] * 1000, wild_rank="A") is False  # G4: no meld holds more than 13 cards
 
 
+@pytest.mark.timeout(10)  # linear in the cards (rummy_env.rules), not one try per choice of wild cards
 def test_I2_is_meld_of_thirteen_wild_cards_is_quick_and_right():
-    answer, spent = cpu_seconds(lambda: rules.is_meld("indian", ["Ah"] * 12 + ["*"], wild_rank="A"))
-    assert answer is True and spent < 1.0  # Ah as itself, the rest as jokers: a 13-card run (I3)
+    assert rules.is_meld("indian", ["Ah"] * 12 + ["*"], wild_rank="A") is True  # Ah itself, the rest jokers (I3)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([*range(52), JOKER]), min_size=1, max_size=7), st.integers(0, 12))
 def test_I2_is_meld_with_a_wild_rank_agrees_with_trying_every_choice(cards, wild):
     text = [format_card(c) for c in cards]
-    assert rules.is_meld("indian", text, wild_rank=RANK_CHARS[wild]) == is_meld_cards(cards, meld_rules("indian"), wild)
+    expected = is_meld_cards(cards, game_spec("indian").melds, wild)
+    assert rules.is_meld("indian", text, wild_rank=RANK_CHARS[wild]) == expected
 
 
 def test_I1_an_indian_penalty_of_more_cards_than_a_hand_holds_is_an_error_naming_the_count():

@@ -1,4 +1,4 @@
-"""The main job's demo: seeded random agents play one hand of each game (G10)."""
+"""The demo: plain seeded players play one hand of each game to its result (G10)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rummy_env.demo import main, play_random_hand
+from rummy_env.demo import main, play_hand
+from rummy_env.games import GAMES, game_spec
 
 
 def test_G10_demo_is_reproducible_and_covers_every_game(capsys):
@@ -22,10 +23,27 @@ def test_G10_demo_is_reproducible_and_covers_every_game(capsys):
     assert capsys.readouterr().out != first
 
 
-@pytest.mark.parametrize("game", ["indian", "basic", "romi"])
-def test_random_hand_ends_with_a_result(game):
-    state = play_random_hand(game, 2, seed=3)
-    assert state.is_over and sum(state.result.rewards) == 0
+@pytest.mark.parametrize("game", GAMES)
+def test_the_demo_hands_end_with_a_winner_in_every_game_and_player_count(game):
+    """Random play mostly stalemates (G8); the demo's players end hands with a declaration (I5)
+    or by going out (B4, R6), so the demo shows how each game is won and scored."""
+    wins = hands = 0
+    for players in game_spec(game).player_counts:
+        for seed in range(3):
+            result = play_hand(game, players, seed).result
+            hands += 1
+            assert sum(result.rewards) == 0
+            if result.winner is not None:
+                wins += 1
+                assert result.outcome in ("declare", "out") and result.payments[result.winner] == 0
+                assert all(pay > 0 for p, pay in enumerate(result.payments) if p != result.winner)
+    assert wins >= hands - 1, f"{hands - wins} of {hands} hands ended without a winner"  # random play: most
+
+
+def test_the_default_demo_shows_three_winners(capsys):
+    main([])
+    out = capsys.readouterr().out
+    assert out.count(" wins\n") == 3 and "stalemate" not in out
 
 
 def test_train_py_help_runs():

@@ -91,3 +91,56 @@ def test_the_readme_python_examples_run_and_the_environment_example_prints_what_
         if "rummy_env.env(" in block:
             shown = readme.split(block, 1)[1].split("```\n", 3)[2]  # after "prints"
             assert out.getvalue() == shown, "the README shows other output than its example prints"
+
+
+SETUP = ('python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 && .venv/bin/pip install -e '
+         '".[train,onnx,test]" && .venv/bin/python train.py')
+TESTS = ".venv/bin/python -m pytest -n 2"
+
+
+def bash_blocks(text: str) -> list[str]:
+    return re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+
+
+def test_the_readme_is_short_and_starts_with_the_two_commands_and_an_example():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    first_code = readme.index("```")
+    assert readme[first_code:].startswith("```python") and readme.index("## Quick start") > first_code
+    example = python_blocks(readme)[0]
+    assert len(example.strip().splitlines()) <= 15
+    blocks = bash_blocks(readme)
+    assert blocks[0].strip() == SETUP and blocks[1].strip() == TESTS  # the Quick start, unchanged
+    developing = readme.split("## Developing", 1)[1]
+    assert TESTS in developing and f"{TESTS} -m slow" in developing
+    for topic in ("A plane of the observation", "A variant", "A game"):
+        assert f"**{topic}**" in developing, topic
+
+
+def test_every_run_folder_the_readme_uses_is_made_by_a_command_before_it():
+    made: set[str] = set()
+    for block in bash_blocks((ROOT / "README.md").read_text()):
+        for line in block.splitlines():
+            command = line.split("#", 1)[0]
+            made |= set(re.findall(r"--run-dir (runs/[\w.-]+)", command))
+            for folder in re.findall(r"(runs/[\w.-]+)/", command):
+                assert folder in made, f"README: {line.strip()!r} uses {folder}, which no command before it makes"
+
+
+def test_license_and_changelog_are_there():
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert "rummy-env contributors" in (ROOT / "LICENSE").read_text()
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    from rummy_env.games import GAMES, game_spec
+
+    for game in GAMES:
+        assert f"`{game_spec(game).env_name}`" in changelog, game
+
+
+def test_no_text_speaks_of_the_machines_the_project_was_developed_on():
+    phrases = re.compile(r"this project's machine|development machine|on this machine's index", re.I)
+    offenders = [f"{path.relative_to(ROOT)}:{number}" for path in tracked_text_files() if path.exists()
+                 and path.name != "test_docs.py"
+                 for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+                 if phrases.search(line)]
+    assert not offenders, offenders

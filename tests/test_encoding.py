@@ -260,7 +260,7 @@ def redistribute_hidden(state: GameState, observer: int, rng: random.Random) -> 
         dealt, pool = pool[:size], pool[size:]
         other.hands[p] = [k + n for k, n in zip(other.known[p], to_counts(dealt))]
     other.stock = pool
-    other._legal = None
+    other.changed()
     return other
 
 

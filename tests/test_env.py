@@ -11,7 +11,7 @@ from pettingzoo.test import api_test, seed_test
 
 import rummy_env
 from rummy_env import encoding as E
-from rummy_env.aec_env import ENV_NAMES, IllegalActionError, env, max_hand_payment, raw_env
+from rummy_env.aec_env import ENV_NAMES, IllegalActionError, env, raw_env
 from rummy_env.game import GameState
 
 SETUPS = [("indian", 2), ("indian", 3), ("indian", 6), ("basic", 2), ("basic", 4), ("romi", 2), ("romi", 4)]
@@ -231,7 +231,7 @@ def test_terminate_option_follows_pettingzoo_convention():
 
 def test_default_illegal_reward_is_the_worst_hand_loss():
     e = env("basic", 3, illegal_action="terminate", reward_scale=0.5)
-    assert e.illegal_reward == -0.5 * 70 == -0.5 * max_hand_payment(e.rules)
+    assert e.illegal_reward == -0.5 * 70 == -0.5 * e.rules.max_hand_payment
     assert env("indian", penalty_cap=80, illegal_action="terminate").illegal_reward == -80
     assert env("romi", match=True, match_reward="win").illegal_reward == -1
 

@@ -16,7 +16,8 @@ from rummy_env.game import (
     DECLARE, DISCARD, DRAW, MELD, MOVE_NAMES, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD,
     GameState, IllegalMoveError, replay,
 )
-from rummy_env.melds import is_meld_cards, meld_rules, table_meld_cards
+from rummy_env.games import game_spec
+from rummy_env.melds import is_meld_cards, table_meld_cards
 from rummy_env.ruleset import GAME_SPECS, GAMES
 from rummy_env.table import template_index
 
@@ -48,7 +49,7 @@ def check_invariants(state: GameState) -> None:
     assert card_counts(state) == full_deck(state)
     assert all(n >= 0 for hand in state.hands for n in hand)
     # G3–G5: every meld on the table is a meld, checked by the plain statement of the rules.
-    rules = meld_rules(state.rules.game)
+    rules = game_spec(state.rules.game).melds
     for meld in state.table:
         physical = [p for _, p in table_meld_cards(meld)]
         assert is_meld_cards(physical, rules), format_cards(physical)
@@ -111,7 +112,7 @@ def reference_melds(state: GameState) -> set[int]:
         physical = [c if hand[c] else JOKER for c in template.cards]
         if physical.count(JOKER) > hand[JOKER]:
             continue
-        if not is_meld_cards(physical, meld_rules(rules.game)):
+        if not is_meld_cards(physical, rules.spec.melds):
             continue
         if size - len(physical) == 0 and rules.game == "romi":
             continue  # R6

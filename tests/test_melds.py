@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from rummy_env.cards import JOKER, CardError, make_card
-from rummy_env.melds import MELD_RULES, is_meld_cards
+from rummy_env.games import game_spec
+from rummy_env.melds import is_meld_cards
 from rummy_env.rules import is_meld, parse_cards
 from rummy_env.ruleset import GAMES
 
@@ -120,7 +121,7 @@ def test_G5_joker_stands_for_any_card(game):
 
 def test_G5_meld_holds_a_natural_card():
     assert not is_meld("indian", "* * *")
-    assert not is_meld("romi", "* *") and not is_meld_cards([JOKER] * 3, MELD_RULES["romi"])
+    assert not is_meld("romi", "* *") and not is_meld_cards([JOKER] * 3, game_spec("romi").melds)
 
 
 def test_B1_no_jokers_in_basic():
@@ -144,7 +145,7 @@ def test_R3_at_most_two_jokers_per_meld():
     # three jokers in one meld break R3
     assert not is_meld("romi", "4h * * *")
     assert not is_meld("romi", "4h 5h * * *")
-    romi = MELD_RULES["romi"]
+    romi = game_spec("romi").melds
     assert not is_meld_cards(parse_cards("4h * * *"), romi)
     assert not is_meld_cards(parse_cards("2h * * * 6h"), romi)
     assert not is_meld_cards(parse_cards("7h * * *"), romi)

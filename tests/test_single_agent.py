@@ -170,6 +170,7 @@ def test_episode_rewards_equal_the_learners_points():
     pytest.fail("no won hand in 20 episodes")
 
 
+@pytest.mark.slow  # a training run
 def test_maskable_ppo_learns_for_a_few_hundred_steps():
     sb3_contrib = pytest.importorskip("sb3_contrib")
     env = make_single_agent("basic")

@@ -300,7 +300,7 @@ def test_the_wrapper_steps_as_the_pettingzoo_loop_did(game, players, episodes, o
     assert expected <= {name for name, count in endings.items() if count}, endings
 
 
-@pytest.mark.parametrize("game", ["indian", "basic", "romi"])
+@pytest.mark.parametrize("game", [pytest.param("indian", marks=pytest.mark.slow), "basic", "romi"])
 @pytest.mark.parametrize("mode", ["terminate", "raise"])
 def test_illegal_learner_actions_step_as_the_pettingzoo_loop_did(game, mode):
     endings = run_lockstep(game, 2, 12, "mixed", seed=7, illegal_every=25, illegal_action=mode, seat=1, max_turns=100)

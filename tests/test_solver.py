@@ -16,8 +16,9 @@ from functools import cache
 import pytest
 
 from rummy_env import solver
-from rummy_env.cards import JOKER, card_values, format_cards, from_counts, parse_cards, rank_of, suit_of, to_counts
-from rummy_env.melds import MELD_RULES, RUN, classify, is_meld_cards
+from rummy_env.cards import JOKER, format_cards, from_counts, parse_cards, rank_of, suit_of, to_counts
+from rummy_env.games import game_spec
+from rummy_env.melds import RUN, classify, is_meld_cards
 
 # Lives classes as (has a pure run, runs counted up to two); both lives is (1, 2).
 LIVES = (1, 2)
@@ -28,7 +29,7 @@ def hand(text: str) -> list[int]:
 
 
 def values_of(game: str, wild: int | None) -> list[int]:
-    values = list(card_values(game))
+    values = list(game_spec(game).values)
     if wild is not None:
         for s in range(4):
             values[s * 13 + wild] = 0
@@ -37,7 +38,7 @@ def values_of(game: str, wild: int | None) -> list[int]:
 
 def meld_kind(cards: list[int], game: str, wild: int | None) -> tuple[int, int]:
     """(can be a pure run, can be a run) of a valid meld, over every role of its wild cards."""
-    rules = MELD_RULES[game]
+    rules = game_spec(game).melds
     fixed = [c for c in cards if c != JOKER and (wild is None or rank_of(c) != wild)]
     wilds = [c for c in cards if c != JOKER and wild is not None and rank_of(c) == wild]
     printed = len(cards) - len(fixed) - len(wilds)
@@ -56,7 +57,7 @@ def meld_kind(cards: list[int], game: str, wild: int | None) -> tuple[int, int]:
 @cache
 def meld_info(cards: tuple, game: str, wild: int | None) -> tuple[int, int] | None:
     """``meld_kind`` of the cards if ``is_meld_cards`` says they are a meld, else None."""
-    if not is_meld_cards(list(cards), MELD_RULES[game], wild):
+    if not is_meld_cards(list(cards), game_spec(game).melds, wild):
         return None
     return meld_kind(list(cards), game, wild)
 
@@ -177,7 +178,7 @@ def check_arrangement(counts, game, wild, arrangement) -> None:
     """The melds are melds, and melds plus deadwood are exactly the hand."""
     seen = [0] * 53
     for meld in arrangement.melds:
-        assert is_meld_cards(list(meld), MELD_RULES[game], wild), format_cards(meld)
+        assert is_meld_cards(list(meld), game_spec(game).melds, wild), format_cards(meld)
         for t in meld:
             seen[t] += 1
     for t in arrangement.deadwood:

@@ -91,6 +91,8 @@ def test_sampled_actions_are_always_legal(game):
     assert np.isfinite(rollout.logp).all() and (rollout.logp <= 0).all()
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize(("game", "players"), [("indian", 2), ("indian", 3), ("basic", 2), ("romi", 2),
                                                   ("romi", 3)])
 def test_numba_collection_matches_python(game, players):
@@ -165,6 +167,7 @@ def _local_station(monkeypatch, config, teacher: Agent | None = None):
     return stations, workers.WorkerLearning(stations)
 
 
+@pytest.mark.slow
 def test_cloning_fits_a_planted_teacher(tmp_path, monkeypatch):
     """Cloning learns a simple teacher's rule well above chance on held-out decisions."""
     config = make_config({"run_dir": str(tmp_path), "bc_decisions": 3000, "bc_epochs": 12, "num_workers": 0,
@@ -285,6 +288,7 @@ def _scalars(run_dir) -> dict[str, list[float]]:
     return {tag: [e.value for e in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "players"), [("indian", 2), ("basic", 2), ("romi", 2), ("basic", 3)])
 def test_short_run_writes_logs_checkpoints_and_curves(game, players, tmp_path):
     config = make_config(TINY | {"game": game, "num_players": players, "run_dir": str(tmp_path / game)})
@@ -318,6 +322,7 @@ def _losses(run_dir) -> list[tuple]:
     return [(h["update"], h["policy_loss"], h["value_loss"]) for h in json.loads(state["history"])]
 
 
+@pytest.mark.slow
 def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatch):
     """Same seed, same losses; a run interrupted after a checkpoint and resumed gives the same
     losses as the uninterrupted run (CPU, collection in-process)."""
@@ -381,6 +386,7 @@ def test_cuda_without_a_gpu_is_refused_before_training():
     assert trainer_module.resolve_device(make_config({"device": "auto"})).type == "cpu"
 
 
+@pytest.mark.slow
 def test_a_snapshot_leaving_mid_hand_does_not_stop_the_run(tmp_path):
     """Checkpoints every 3 updates, a snapshot every 2, one kept: snapshots leave the pool while
     hands against them are still running (rollouts of 256 decisions are shorter than a hand's
@@ -436,6 +442,7 @@ def test_cli_reports_config_errors_before_training(tmp_path, capsys):
     assert "not a training run folder" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_resume_from_a_corrupt_checkpoint_names_it(tmp_path, capsys):
     run_dir = tmp_path / "run"
     train(make_config(TINY | {"run_dir": str(run_dir), "total_steps": 512, "bc_warm_start": False,
@@ -500,7 +507,7 @@ def test_payment_potential_is_what_the_seat_would_pay(game):
     """shaping_potential=payment reads from the observation exactly what the seat to act would pay
     if another player went out now: B5 every card in hand; R7 every card, or 80 before its first
     meld; Indian the I7 penalty, as the deadwood potential. Checked against the engine's state."""
-    from rummy_env.cards import card_values
+    from rummy_env.games import game_spec
     from rummy_env.vector import VectorGame
 
     venv = VectorGame(game, 4, 2, seed=3)
@@ -517,7 +524,7 @@ def test_payment_potential_is_what_the_seat_would_pay(game):
             elif game == "romi" and not state.opened[seat]:
                 want = 80
             else:
-                want = sum(v * n for v, n in zip(card_values(game), state.hands[seat]))
+                want = sum(v * n for v, n in zip(game_spec(game).values, state.hands[seat]))
             assert payment.penalty_of(venv.observations[i]) == want
             seen.add(bool(state.opened[seat]) if game == "romi" else True)
         venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks]))

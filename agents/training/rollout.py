@@ -24,8 +24,8 @@ import numpy as np
 import torch
 
 from rummy_env import solver
-from rummy_env.cards import card_values
 from rummy_env.encoding import action_layout, observation_layout
+from rummy_env.games import game_spec
 from rummy_env.ruleset import make_ruleset
 from rummy_env.vector import VectorGame
 
@@ -59,7 +59,7 @@ class Potential:
         self.game = game
         self.by_payment = kind == "payment" and game != "indian"
         self.opened = parts["opened"].start if self.by_payment and "opened" in parts else None
-        self.values = np.array(card_values(game), np.int64)
+        self.values = np.array(game_spec(game).values, np.int64)
         self.unopened = make_ruleset(game, num_players).unopened_penalty if self.opened is not None else 0
         self._memo: dict[bytes, float] = {}
 

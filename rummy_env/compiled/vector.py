@@ -20,9 +20,9 @@ import operator
 
 import numpy as np
 
-from ..aec_env import IllegalActionError
+from ..batch import VectorGame
+from ..episode import IllegalActionError
 from ..game import GameState, HandResult
-from ..vector import VectorGame
 
 
 def _indian_core():
@@ -118,6 +118,7 @@ class CompiledVectorGame(VectorGame):
         self._clear()
         for i in self._result_rows:
             self.results[i] = None
+            self.settlements[i] = None
         self._play(rows, values)
         return self.observations, self.action_masks, self.to_act, self.rewards, self.terminated, self.truncated
 
@@ -126,6 +127,7 @@ class CompiledVectorGame(VectorGame):
         values = self._checked_values(rows, actions, "one per row", empty_ok=True)
         self._clear()
         self.results = [None] * self.num_envs
+        self.settlements = [None] * self.num_envs
         self._play(rows, values)
         return self.observations, self.action_masks, self.to_act, self.rewards, self.terminated, self.truncated
 
@@ -159,12 +161,7 @@ class CompiledVectorGame(VectorGame):
         i, action = int(rows[k]), int(array[k])
         if code == 1:
             raise IllegalActionError(f"row {i}: action {action} is out of range: expected 0..{self.num_actions - 1}")
-        state = self.state(i)
-        try:
-            reason = state.why_illegal(self._moves[action])
-        except Exception:  # noqa: BLE001 - the reason is a courtesy; the refusal stands
-            reason = "its mask forbids it"
-        raise IllegalActionError(f"row {i}: illegal action {action} for seat {state.current}: {reason}")
+        self._refuse(i, action)
 
     def _has_hand(self, i: int) -> bool:
         return self._seeds[i] is not None
