@@ -44,9 +44,7 @@ PENDING_PRIVATE = {
 """(module, the module it reaches into, the private name) left in files another change is
 rewriting; each must still be there (else remove it)."""
 
-PENDING_NAME_BRANCHES = {
-    "agents.training.rollout": "the trainer's shaping potential, to read RuleSet.deadwood and RuleSet.payment",
-}
+PENDING_NAME_BRANCHES: dict[str, str] = {}
 """Modules that still compare a game's name, in files another change is rewriting."""
 
 

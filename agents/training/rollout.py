@@ -23,9 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from rummy_env import solver
 from rummy_env.encoding import action_layout, observation_layout
-from rummy_env.games import game_spec
 from rummy_env.ruleset import make_ruleset
 from rummy_env.vector import VectorGame
 
@@ -56,26 +54,23 @@ class Potential:
         parts = observation_layout(game, num_players)
         self.hand = parts["hand"]
         self.phase = parts["phase"].start
-        self.game = game
-        self.by_payment = kind == "payment" and game != "indian"
+        self.rules = make_ruleset(game, num_players)
+        # with the lives rule (I7) what a seat would pay is its penalty, the deadwood potential itself
+        self.by_payment = kind == "payment" and not self.rules.spec.lives
         self.opened = parts["opened"].start if self.by_payment and "opened" in parts else None
-        self.values = np.array(game_spec(game).values, np.int64)
-        self.unopened = make_ruleset(game, num_players).unopened_penalty if self.opened is not None else 0
         self._memo: dict[bytes, float] = {}
 
     def penalty_of(self, observation: np.ndarray) -> float:
         counts = np.rint(observation[self.hand]).astype(np.uint8)
         if self.by_payment:
-            if self.opened is not None and observation[self.opened] < 0.5 and self.unopened:
-                return float(self.unopened)
-            return float(self.values @ counts)
+            opened = self.opened is None or observation[self.opened] >= 0.5
+            return float(self.rules.payment(counts.tolist(), opened))
         key = counts.tobytes()
         value = self._memo.get(key)
         if value is None:
             if len(self._memo) > 200_000:
                 self._memo.clear()
-            hand = counts.tolist()
-            value = float(solver.indian_penalty(hand) if self.game == "indian" else solver.min_deadwood(hand, self.game))
+            value = float(self.rules.deadwood(counts.tolist()))
             self._memo[key] = value
         return value
 
