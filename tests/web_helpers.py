@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import random
 import shutil
-import socket
 import tempfile
 import threading
 import time
@@ -29,7 +28,9 @@ def running_server(app):
     """Serve ``app`` with uvicorn in a background thread on a free localhost port; yields the base URL."""
     import uvicorn
 
-    sock = socket.create_server(("127.0.0.1", 0))
+    from rummy_env.web.serve import listening_socket
+
+    sock = listening_socket("127.0.0.1", 0)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

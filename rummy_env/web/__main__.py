@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
 from collections.abc import Sequence
 
@@ -64,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         from .app import TableDefaults, create_app
         from .opponents import AgentSource
+        from .serve import listening_socket
         from .store import GameStore
     except ImportError as error:
         parser.exit(2, f"rummy-web: error: the web table needs the [web] extra (pip install 'rummy-env[web]'): "
@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              hint=args.hint, options=options, delay_ms=args.delay)
     app = create_app(defaults, GameStore(args.max_games, args.idle_minutes * 60), source)
     try:
-        sock = socket.create_server((args.host, args.port))
+        sock = listening_socket(args.host, args.port)
     except OSError as error:
         parser.exit(2, f"rummy-web: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}\n")
     host, port = sock.getsockname()[:2]

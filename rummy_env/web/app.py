@@ -74,17 +74,7 @@ def create_app(defaults: TableDefaults | None = None, store: GameStore | None = 
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
     async def meta(request: Request) -> Response:
-        games = {}
-        for name in GAMES:
-            spec = game_spec(name)
-            games[name] = {"title": GAME_TITLES[name], "players": list(spec.players), "options": dict(spec.options),
-                           "agents": source.offered(name), "default_opponent": source.default(name),
-                           "table_melds": spec.table_melds, "declares": spec.declares, "cut_card": spec.cut_card}
-        return JSONResponse({"games": games, "cards": card_faces(), "seat": SEAT,
-                             "defaults": {"game": defaults.game, "players": defaults.players,
-                                          "opponents": list(defaults.opponents), "seed": defaults.seed,
-                                          "hint": defaults.hint, "options": defaults.options,
-                                          "delay_ms": defaults.delay_ms}})
+        return JSONResponse(await run_in_threadpool(_meta, defaults, source))
 
     async def new_game(request: Request) -> Response:
         body = await _json_object(request)
@@ -129,6 +119,24 @@ def create_app(defaults: TableDefaults | None = None, store: GameStore | None = 
     return app
 
 
+# ----------------------------------------------------------------------------- the page's facts
+
+
+def _meta(defaults: TableDefaults, source: AgentSource) -> dict:
+    """The games, their table sizes and options, the agent specs offered per table size, and the card names."""
+    games = {}
+    for name in GAMES:
+        spec = game_spec(name)
+        sizes = range(spec.players[0], spec.players[1] + 1)
+        games[name] = {"title": GAME_TITLES[name], "players": list(spec.players), "options": dict(spec.options),
+                       "agents": {n: source.offered(name, n) for n in sizes},
+                       "table_melds": spec.table_melds, "declares": spec.declares, "cut_card": spec.cut_card}
+    return {"games": games, "cards": card_faces(), "seat": SEAT,
+            "defaults": {"game": defaults.game, "players": defaults.players, "opponents": list(defaults.opponents),
+                         "seed": defaults.seed, "hint": defaults.hint, "options": defaults.options,
+                         "delay_ms": defaults.delay_ms}}
+
+
 # ----------------------------------------------------------------------------- new games
 
 
@@ -158,7 +166,7 @@ def _new_game(body: dict, defaults: TableDefaults, source: AgentSource) -> WebGa
         raise WebError(400, f"seed {seed!r} is not an int")
     specs = body.get("opponents", list(defaults.opponents) if same_game and defaults.opponents else None)
     if specs is None:
-        specs = [source.default(game)]
+        specs = [source.default(game, players)]
     if isinstance(specs, str):
         specs = [specs]
     if not isinstance(specs, list) or not specs or not all(isinstance(s, str) for s in specs):

@@ -534,14 +534,15 @@ function fillSetup(game, chosen) {
     label.textContent = `player_${p} `;
     const select = document.createElement("select");
     select.className = "setup-opponent";
-    const pick = (chosen.opponents || [])[chosen.opponents && chosen.opponents.length === 1 ? 0 : p - 1] || g.default_opponent;
-    for (const spec of g.agents) select.add(new Option(spec, spec, false, spec === pick));
+    const agents = g.agents[players.value];
+    const pick = (chosen.opponents || [])[chosen.opponents && chosen.opponents.length === 1 ? 0 : p - 1] || agents[0];
+    for (const spec of agents) select.add(new Option(spec, spec, false, spec === pick));
     label.appendChild(select);
     box.appendChild(label);
   }
   const hint = $("setup-hint");
   hint.replaceChildren();
-  for (const spec of g.agents) hint.add(new Option(spec, spec, false, spec === (chosen.hint || "rule")));
+  for (const spec of g.agents[players.value]) hint.add(new Option(spec, spec, false, spec === (chosen.hint || "rule")));
 }
 
 function setupSettings() {
