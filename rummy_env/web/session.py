@@ -28,6 +28,9 @@ from .view import revealed, seat_view
 SEAT = 0
 """The person's seat. The starting seat moves one place each hand (G6), so every seat starts in turn."""
 
+LOG_SHOWN = 40
+"""The hand's last moves a reply carries (``moves_made`` counts them all)."""
+
 MATCH_RULES = {"indian": "I8", "basic": "B6", "romi": "R8"}
 
 _CARD_KINDS = ("discard", "declare", "place")
@@ -88,7 +91,8 @@ class WebGame:
                       "rule": MATCH_RULES[rules.game]},
             "view": seat_view(self.state, SEAT),
             "last_moves": [self.last_moves.get(p) for p in range(rules.num_players)],
-            "log": self.log[-40:],
+            "log": self.log[-LOG_SHOWN:],
+            "moves_made": len(self.log),
             "result": revealed(self.state),
         }
 

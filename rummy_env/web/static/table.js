@@ -17,6 +17,7 @@ const page = {
   timer: null,       // the next opponent move
   hint: null,        // the last hint, while it applies
   endClosed: false,  // the person closed the end-of-hand panel to look at the table
+  replies: 0,        // replies taken in, refusals too (the browser tests wait on it)
 };
 window.rummyPage = page;  // for the browser tests and the curious
 
@@ -82,6 +83,7 @@ function accept(data, refused = false) {
   const before = page.table ? page.table.view.hand.join() : null;
   page.id = data.id;
   page.table = data.table;
+  page.replies += 1;
   if (location.hash !== `#${data.id}`) history.replaceState(null, "", `#${data.id}`);
   if (before !== page.table.view.hand.join()) { page.selected.clear(); reorder(page.table.view.hand); }
   if (!refused) page.hint = null;
@@ -408,9 +410,14 @@ function renderEnd(t) {
 
 // ------------------------------------------------------------------ pointing
 
-function toggle(pos) {
+function toggle(el, pos) {
+  // The hand is left in place (a double-click needs both clicks on one element); what depends on the selection is redrawn.
   if (page.selected.has(pos)) page.selected.delete(pos); else page.selected.add(pos);
-  render();
+  el.classList.toggle("selected", page.selected.has(pos));
+  const t = page.table, mine = t.view.to_act === t.seat;
+  renderMiddle(t, mine);
+  renderTable(t, mine);
+  renderActions(t, mine);
 }
 
 function placeMove(card, slot, lowEnd) {
@@ -476,7 +483,7 @@ document.addEventListener("pointerup", (e) => {
   const d = drag;
   drag = null;
   for (const el of document.querySelectorAll(".drop-target")) el.classList.remove("drop-target");
-  if (!d.ghost) { toggle(d.pos); return; }
+  if (!d.ghost) { toggle(d.el, d.pos); return; }
   d.ghost.remove();
   dropOn(document.elementFromPoint(e.clientX, e.clientY), d.card, d.pos, e.clientX);
 });
