@@ -119,6 +119,21 @@ class Pointer:
         wait_for_reply(page, replies)
 
 
+def follow_hint(page, pointer: Pointer) -> dict:
+    """Ask the hint button and play its move by pointing; the table after it."""
+    t = table(page)
+    page.click("#hint")
+    pointer.clicks += 1
+    page.wait_for_function("window.rummyPage.hint !== null")
+    hint = page.evaluate("window.rummyPage.hint")
+    move = next(m for m in t["view"]["legal"] if m["action"] == hint["action"])
+    pointer.play(move)
+    after = table(page)
+    assert page.locator("#message.refused").count() == 0, page.inner_text("#message")
+    assert after["moves_made"] > t["moves_made"] or after["hand_number"] != t["hand_number"], (move, after["log"][-2:])
+    return after
+
+
 def play_hand(page, pointer: Pointer, limit: int = 150) -> dict:
     """Follow the hint button's advice by pointing until the hand ends; the last table."""
     for _ in range(limit):
@@ -126,16 +141,7 @@ def play_hand(page, pointer: Pointer, limit: int = 150) -> dict:
         t = table(page)
         if t["result"] is not None:
             return t
-        page.click("#hint")
-        pointer.clicks += 1
-        page.wait_for_function("window.rummyPage.hint !== null")
-        hint = page.evaluate("window.rummyPage.hint")
-        move = next(m for m in t["view"]["legal"] if m["action"] == hint["action"])
-        before = t["moves_made"]
-        pointer.play(move)
-        after = table(page)
-        assert page.locator("#message.refused").count() == 0, page.inner_text("#message")
-        assert after["moves_made"] > before or after["hand_number"] != t["hand_number"], (move, after["log"][-2:])
+        follow_hint(page, pointer)
     raise AssertionError(f"the hand did not end in {limit} moves")
 
 
@@ -151,7 +157,7 @@ def check_hand_end(page, t: dict) -> None:
     assert "match" in page.inner_text("#end-match")
 
 
-@pytest.mark.parametrize("game, players, seed", [("indian", 2, 5), ("basic", 3, 2), ("romi", 2, 0)])
+@pytest.mark.parametrize("game, players, seed", [("indian", 2, 2), ("basic", 3, 2), ("romi", 2, 0)])
 def test_whole_hand_by_pointing_then_the_next_hand(browser, game, players, seed):
     app, open_page = browser
     page = open_page(f"game={game}&players={players}&seed={seed}")
@@ -179,6 +185,10 @@ def test_whole_hand_by_pointing_then_the_next_hand(browser, game, players, seed)
     print(f"{game}: a hand by pointing in {seconds:.1f} s, {pointer.clicks} clicks; gestures {sorted(pointer.used)}")
     check_hand_end(page, t)
     assert "draw" in pointer.used or "take_discard" in pointer.used
+    if game == "indian":
+        assert "declare" in pointer.used  # this deal's hand ends by the person's declaration (I5)
+    if game == "basic":
+        assert {"meld", "place"} <= pointer.used  # this deal's hints lay a meld and lay off by dropping (B3)
 
     page.click("#next-hand")
     page.wait_for_function("window.rummyPage.table.hand_number === 2 && window.rummyPage.table.result === null")
@@ -187,19 +197,34 @@ def test_whole_hand_by_pointing_then_the_next_hand(browser, game, players, seed)
     assert page.errors == []
 
 
-def test_table_melds_drag_onto_the_table_and_swap(browser):
-    """Römi and Basic: lay-offs are drops on table melds; over a few hands the hint leads to some."""
-    _, open_page = browser
-    used = set()
-    for game, seed in (("basic", 1), ("romi", 2), ("romi", 3)):
-        page = open_page(f"game={game}&seed={seed}")
-        pointer = Pointer(page)
-        t = play_hand(page, pointer)
-        used |= pointer.used
-        assert t["result"] is not None
-        if "place" in used and "meld" in used:
+@pytest.mark.parametrize("seed, wanted", [(9, "swap"), (0, "place_joker_low")])
+def test_joker_swap_and_joker_at_a_runs_low_end_by_dropping(browser, seed, wanted):
+    """Römi R5: a natural card dropped on the meld whose joker stands for it swaps them (the joker is then
+    owed to the table); a joker dropped on a run's left end goes to its low end."""
+    app, open_page = browser
+    page = open_page(f"game=romi&seed={seed}&opponents=rule")
+    pointer = Pointer(page)
+    for _ in range(40):
+        page.wait_for_function(MY_TURN)
+        t = table(page)
+        assert t["result"] is None, "the hand ended before the move was possible"
+        moves = [m for m in t["view"]["legal"] if (m.get("swap") if wanted == "swap" else m["kind"] == wanted)
+                 and m["kind"].startswith("place")]
+        if moves:
             break
-    assert {"meld", "place"} <= used, used
+        follow_hint(page, pointer)
+    else:
+        pytest.fail(f"no {wanted} was offered")
+    move = moves[0]
+    pointer.play(move)
+    game = app.state.store.get(page.evaluate("window.rummyPage.id"))
+    assert game.layout.action(game.state.history[-1]) == move["action"]
+    after = table(page)
+    if wanted == "swap":
+        assert after["view"]["owed"] == [52] and "must put *" in page.inner_text("#status")
+        assert page.locator("#hand .card.owed").count() == 1
+    play_hand(page, pointer)
+    assert page.errors == []
 
 
 def test_hand_order_drag_and_sorting(browser):

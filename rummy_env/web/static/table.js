@@ -587,7 +587,9 @@ async function init() {
       return;
     }
   }
-  if (params.has("players")) fillSetup(games.value, { players: Number(params.get("players")) });
+  if (params.has("players") || params.has("opponents")) {
+    fillSetup(games.value, { players: Number(params.get("players")) || 0, opponents: (params.get("opponents") || "").split(",").filter(Boolean) });
+  }
   startMatch(setupSettings());
 }
 
