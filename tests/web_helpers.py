@@ -10,8 +10,6 @@ import contextlib
 import random
 import shutil
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 from rummy_env.cards import NUM_TYPES, from_counts
@@ -23,28 +21,11 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-@contextlib.contextmanager
 def running_server(app):
-    """Serve ``app`` with uvicorn in a background thread on a free localhost port; yields the base URL."""
-    import uvicorn
+    """Serve ``app`` on a free localhost port in a background thread; yields the base URL."""
+    from rummy_env.web.serve import serving_in_thread
 
-    from rummy_env.web.serve import listening_socket
-
-    sock = listening_socket("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
+    return serving_in_thread(app)
 
 
 def chromium_path() -> str | None:

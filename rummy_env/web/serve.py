@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
+import time
 
 
 def listening_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
@@ -15,3 +18,25 @@ def listening_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     sock = socket.create_server((host, port))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
+
+
+@contextlib.contextmanager
+def serving_in_thread(app, host: str = "127.0.0.1", port: int = 0):
+    """Serve ``app`` with uvicorn in a background thread (tests, benchmarks); yields the base URL."""
+    import uvicorn
+
+    sock = listening_socket(host, port)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the web table's server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://{host}:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()

@@ -148,15 +148,10 @@ function cardEl(card, standsFor = null, extra = "") {
   el.dataset.card = card;
   if (f.suit === null) {
     el.classList.add("joker");
-    el.innerHTML = `<span class="corner">★</span><span class="pip">JOKER</span>`;
-    el.querySelector(".pip").style.fontSize = ".7em";
-    if (standsFor !== null && standsFor !== undefined) {
-      const s = document.createElement("span");
-      s.className = "stands";
-      s.textContent = `=${face(standsFor).symbol}`;
-      el.appendChild(s);
-      el.title = `a joker standing for ${face(standsFor).name}`;
-    }
+    const standing = standsFor !== null && standsFor !== undefined;
+    el.innerHTML = `<span class="corner">★</span><span class="pip joker-pip"></span>`;
+    el.querySelector(".pip").textContent = standing ? `=${face(standsFor).symbol}` : "JOKER";
+    if (standing) el.title = `a joker standing for ${face(standsFor).name}`;
   } else {
     const rank = f.rank === "T" ? "10" : f.rank;
     const suit = f.symbol.slice(-1);
