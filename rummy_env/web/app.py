@@ -15,7 +15,8 @@
 Every reply is JSON. A success is ``{"id", "table", "event"}`` (``table``: what the person may
 see, ``rummy_env.web.session.WebGame.snapshot``); a refusal is a 4xx ``{"error": reason}``, and a
 move the rules forbid also carries ``"refused": true`` and the unchanged ``table``. Game work runs
-in a worker thread; ``Server-Timing: game;dur=MS`` says how long it took.
+in a worker thread, one call at a time (``session.ENGINE_LOCK``); ``Server-Timing: game;dur=MS``
+says how long a call took at the server.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from ..render import GAME_TITLES
 from ..ruleset import GAMES, game_spec, make_ruleset
 from .errors import WebError
 from .opponents import AgentSource
-from .session import SEAT, WebGame
+from .session import ENGINE_LOCK, SEAT, WebGame
 from .store import GameStore
 from .view import card_faces
 
@@ -180,9 +181,10 @@ def _new_game(body: dict, defaults: TableDefaults, source: AgentSource) -> WebGa
     if not isinstance(hint, str):
         raise WebError(400, f"hint {hint!r}: expected an agent spec")
     offered = rules.options
-    agents = [source.make(spec, game, players, seed + i + 1, offered) for i, spec in enumerate(specs)]
-    source.make(hint, game, players, seed, offered)  # a hint spec that is not offered fails now, not at the hint
-    return WebGame(rules, specs, agents, seed, hint, lambda: source.make(hint, game, players, seed, offered))
+    with ENGINE_LOCK:
+        agents = [source.make(spec, game, players, seed + i + 1, offered) for i, spec in enumerate(specs)]
+        source.make(hint, game, players, seed, offered)  # a hint spec that is not offered fails now, not at the hint
+        return WebGame(rules, specs, agents, seed, hint, lambda: source.make(hint, game, players, seed, offered))
 
 
 # ----------------------------------------------------------------------------- replies
@@ -208,7 +210,7 @@ async def _answer(game_id: str, game: WebGame, method: str | None, args: tuple, 
                   status: int = 200) -> Response:
     """Run ``game.method(*args)`` (if any) in a worker thread and reply with what the person may now see."""
     def work() -> tuple[int, dict]:
-        with game.lock:  # the move and the view it leads to, with no other request between them
+        with game.lock:  # the move and the view it leads to, with no other call between them
             try:
                 event = getattr(game, method)(*args) if method is not None else None
             except WebError as error:

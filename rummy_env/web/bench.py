@@ -40,8 +40,9 @@ def _play(client, game_id: str, hands: int, opponent: list, person: list) -> int
             else:
                 reply = client.post(f"/api/games/{game_id}/opponent")
                 out = opponent
+            if reply.status_code != 200:
+                raise RuntimeError(f"game {game_id}: {reply.status_code} {reply.text[:300]}")
             out.append((_server_ms(reply), (time.perf_counter() - started) * 1000))
-            reply.raise_for_status()
             table = reply.json()["table"]
             calls += 1
         if hand + 1 < hands and not table["match"]["over"]:

@@ -3,8 +3,10 @@
 The server is the authority: every move is checked by ``GameState.apply`` (an illegal one is
 refused with the engine's reason, naming the rule, and changes nothing), the agents see only
 their seat's observation (``rummy_env.encoding``), and what goes back to the browser is
-``rummy_env.web.view.seat_view`` of the person's seat. A game's methods hold its lock, so two
-requests for one game never interleave; games share nothing that changes.
+``rummy_env.web.view.seat_view`` of the person's seat. Games share nothing that changes, but the
+engine's compiled solver keeps one workspace per process (``rummy_env.compiled.solver``: a call
+leaves its answer there for the caller to read), so every game's work holds ``ENGINE_LOCK`` and
+runs one call at a time. The work is short (``docs/web.md`` "Measured") and holds the GIL anyway.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from ..render import GAME_TITLES
 from ..ruleset import RuleSet
 from .errors import WebError
 from .view import revealed, seat_view
+
+ENGINE_LOCK = threading.RLock()
+"""Held by every game's work in this process: the compiled solver's workspace is shared (see above)."""
 
 SEAT = 0
 """The person's seat. The starting seat moves one place each hand (G6), so every seat starts in turn."""
@@ -55,7 +60,7 @@ class WebGame:
         self.encoder = ObservationEncoder(rules)
         self.layout = action_layout(rules.game)
         self.match = Match(rules, seed)
-        self.lock = threading.RLock()
+        self.lock = ENGINE_LOCK
         self._deal()
 
     def _others(self) -> list[int]:
