@@ -507,3 +507,13 @@ def test_serves_with_the_base_install_and_no_torch(tmp_path):
     finally:
         process.terminate()
         process.wait(10)
+
+
+def test_web_extra_and_console_script():
+    import importlib
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert {"starlette", "uvicorn"} <= {re.split(r"[<>=\[ ]", d)[0] for d in project["optional-dependencies"]["web"]}
+    module, _, function = project["scripts"]["rummy-web"].partition(":")
+    assert getattr(importlib.import_module(module), function) is main
