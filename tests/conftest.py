@@ -104,3 +104,10 @@ def card_counts(state: GameState) -> list[int]:
         if card != -1:
             counts[card] += 1
     return counts
+
+
+def pytest_configure(config):
+    """The ``slow`` marker (browser tests and other long ones), registered here if pyproject.toml lacks it."""
+    markers = config.getini("markers")
+    if not any(str(line).startswith("slow") for line in markers):
+        config.addinivalue_line("markers", "slow: a long test (e.g. a real browser); deselect with -m 'not slow'")

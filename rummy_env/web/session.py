@@ -1,0 +1,236 @@
+"""One browser's match at a web table: the engine's hands, the person's seat, agents at the others.
+
+The server is the authority: every move is checked by ``GameState.apply`` (an illegal one is
+refused with the engine's reason, naming the rule, and changes nothing), the agents see only
+their seat's observation (``rummy_env.encoding``), and what goes back to the browser is
+``rummy_env.web.view.seat_view`` of the person's seat. Games share nothing that changes, but the
+engine's compiled solver keeps one workspace per process (``rummy_env.compiled.solver``: a call
+leaves its answer there for the caller to read), so every game's work holds ``ENGINE_LOCK`` and
+runs one call at a time. The work is short (``docs/web.md`` "Measured") and holds the GIL anyway.
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from collections.abc import Callable, Sequence
+
+from agents.base import Agent
+
+from ..cards import JOKER, NUM_TYPES, format_card
+from ..encoding import EncodingError, ObservationEncoder, action_layout, action_mask
+from ..game import DRAW, MOVE_NAMES, PLACE_JOKER_LOW, IllegalMoveError, Move
+from ..match import Match
+from ..play import CommandError, command_text, parse_command
+from ..render import GAME_TITLES
+from ..ruleset import RuleSet
+from .errors import WebError
+from .view import revealed, seat_view
+
+ENGINE_LOCK = threading.RLock()
+"""Held by every game's work in this process: the compiled solver's workspace is shared (see above)."""
+
+SEAT = 0
+"""The person's seat. The starting seat moves one place each hand (G6), so every seat starts in turn."""
+
+LOG_SHOWN = 40
+"""The hand's last moves a reply carries (``moves_made`` counts them all)."""
+
+MATCH_RULES = {"indian": "I8", "basic": "B6", "romi": "R8"}
+
+_CARD_KINDS = ("discard", "declare", "place")
+_SLOT_KINDS = ("place", "place_joker_low")
+
+
+class WebGame:
+    """A match against agents, played one JSON call at a time."""
+
+    def __init__(self, rules: RuleSet, specs: Sequence[str], opponents: Sequence[Agent], seed: int,
+                 hint_spec: str, make_hint: Callable[[], Agent]):
+        if len(opponents) != rules.num_players - 1 or len(specs) != len(opponents):
+            raise ValueError(f"{len(opponents)} opponents for {rules.num_players} players")
+        self.rules = rules
+        self.seed = seed
+        self.specs = {p: spec for p, spec in zip(self._others(), specs)}
+        self.opponents = dict(zip(self._others(), opponents))
+        self.names = {SEAT: "you"} | {p: f"player_{p} ({spec})" for p, spec in self.specs.items()}
+        self.hint_spec = hint_spec
+        self._make_hint = make_hint
+        self._hint_agent: Agent | None = None
+        self.encoder = ObservationEncoder(rules)
+        self.layout = action_layout(rules.game)
+        self.match = Match(rules, seed)
+        self.lock = ENGINE_LOCK
+        self._deal()
+
+    def _others(self) -> list[int]:
+        n = self.rules.num_players
+        return [(SEAT + i) % n for i in range(1, n)]
+
+    def _agent_seed(self, player: int) -> int:
+        return zlib.crc32(f"web:{self.seed}:{self.match.hands_played}:{player}".encode())
+
+    def _deal(self) -> None:
+        self.state = self.match.deal()
+        self.log: list[dict] = []
+        self.last_moves: dict[int, str] = {}
+        for player, agent in self.opponents.items():
+            agent.reset(seed=self._agent_seed(player))
+        if self._hint_agent is not None:
+            self._hint_agent.reset(seed=self._agent_seed(SEAT))
+
+    # ------------------------------------------------------------- what the browser receives
+
+    def snapshot(self) -> dict:
+        """Everything the person's page shows: the seat's view, the match, the log, the end of the hand."""
+        rules = self.rules
+        match = self.match
+        return {
+            "game": rules.game, "title": GAME_TITLES[rules.game], "players": rules.num_players,
+            "options": rules.options, "seed": self.seed, "seat": SEAT,
+            "names": [self.names[p] for p in range(rules.num_players)],
+            "specs": [self.specs.get(p) for p in range(rules.num_players)], "hint_by": self.hint_spec,
+            "hand_number": match.hands_played + (0 if self.state.is_over else 1),
+            "match": {"totals": list(match.totals), "target": rules.match_target,
+                      "lowest_wins": rules.low_total_wins, "over": match.is_over, "winners": match.winners,
+                      "rule": MATCH_RULES[rules.game]},
+            "view": seat_view(self.state, SEAT),
+            "last_moves": [self.last_moves.get(p) for p in range(rules.num_players)],
+            "log": self.log[-LOG_SHOWN:],
+            "moves_made": len(self.log),
+            "result": revealed(self.state),
+        }
+
+    # ------------------------------------------------------------- the person's moves
+
+    def play(self, request: dict) -> dict:
+        """The person's move (an action id, or a move by kind and cards); the event it made."""
+        with self.lock:
+            self._check_playing()
+            state = self.state
+            if state.current != SEAT:
+                raise WebError(409, f"it is not your turn: {self.names[state.current]} is to act "
+                                    f"(POST /api/games/ID/opponent plays their move)")
+            move = self._requested_move(request)
+            words = command_text(state, move)
+            before = state.hands[SEAT][:]
+            try:
+                state.apply(move)
+            except IllegalMoveError as error:
+                raise WebError(409, f"refused: {error}", refused=True) from None
+            if move[0] == DRAW:
+                drawn = next(c for c in range(NUM_TYPES) if state.hands[SEAT][c] > before[c])
+                words = f"draw ({format_card(drawn)})"
+            return self._record(SEAT, move, words)
+
+    def _requested_move(self, request: dict) -> Move:
+        """The engine move a request names; a request that names none is a 400 saying why."""
+        if "action" in request:
+            if set(request) != {"action"}:
+                raise WebError(400, "a move is {\"action\": ID} or {\"kind\": ...}, not both")
+            action = request["action"]
+            if isinstance(action, bool) or not isinstance(action, int):
+                raise WebError(400, f"action {action!r} is not an int: expected an action id the view lists")
+            try:
+                return self.layout.move(action)
+            except EncodingError as error:
+                raise WebError(400, str(error)) from None
+        kind = request.get("kind")
+        if kind not in MOVE_NAMES:
+            raise WebError(400, f"a move needs \"action\" (an id) or \"kind\", one of {', '.join(MOVE_NAMES)}; "
+                                f"got {kind!r}")
+        wanted = {"kind"} | ({"card"} if kind in _CARD_KINDS else set()) | (
+            {"slot"} if kind in _SLOT_KINDS else set()) | ({"cards"} if kind == "meld" else set())
+        if set(request) != wanted:
+            raise WebError(400, f"a {kind} move has the fields {sorted(wanted)}, not {sorted(request)}")
+        if kind == "meld":
+            return self._meld_move(request["cards"])
+        card = _card(request["card"]) if "card" in request else 0
+        slot = request.get("slot", 0)
+        if isinstance(slot, bool) or not isinstance(slot, int):
+            raise WebError(400, f"slot {slot!r} is not an int: expected a table meld's number")
+        index = MOVE_NAMES.index(kind)
+        move = (index, slot, 0) if index == PLACE_JOKER_LOW else (index, card, slot)
+        try:
+            self.layout.action(move)
+        except EncodingError as error:
+            raise WebError(400, str(error)) from None
+        return move
+
+    def _meld_move(self, cards) -> Move:
+        """The meld template standing for ``cards`` (the terminal game's ``meld`` command reads them)."""
+        if not isinstance(cards, list) or not cards:
+            raise WebError(400, f"cards {cards!r}: expected a list of card types (0..52)")
+        text = "meld " + " ".join(format_card(_card(c)) for c in cards)
+        try:
+            _, move = parse_command(self.state, text)
+        except CommandError as error:
+            raise WebError(409, f"refused: {error}", refused=True) from None
+        return move
+
+    def hint(self) -> dict:
+        """The hint agent's choice for the person now: its action id and words."""
+        with self.lock:
+            self._check_playing()
+            state = self.state
+            if state.current != SEAT:
+                raise WebError(409, f"a hint is for your turn: {self.names[state.current]} is to act")
+            if self._hint_agent is None:
+                self._hint_agent = self._make_hint()
+                self._hint_agent.reset(seed=self._agent_seed(SEAT))
+            mask = action_mask(state)
+            action = int(self._hint_agent.act(self.encoder.encode(state, SEAT, self.match.totals), mask))
+            move = self.layout.move(action)
+            return {"action": action, "text": command_text(state, move), "by": self.hint_spec}
+
+    # ------------------------------------------------------------- the agents' moves
+
+    def opponent_move(self) -> dict:
+        """One move of the agent to act; the event it made."""
+        with self.lock:
+            self._check_playing()
+            state = self.state
+            player = state.current
+            if player == SEAT:
+                raise WebError(409, "it is your turn: no opponent is to act")
+            mask = action_mask(state)
+            action = int(self.opponents[player].act(self.encoder.encode(state, player, self.match.totals), mask))
+            if not (0 <= action < mask.size and mask[action]):
+                raise RuntimeError(f"{self.names[player]} chose action {action}, which the rules do not allow now")
+            move = self.layout.move(action)
+            words = command_text(state, move)
+            state.apply(move)
+            return self._record(player, move, words)
+
+    # ------------------------------------------------------------- hands and the match
+
+    def next_hand(self) -> None:
+        """Deal the match's next hand (G6) once this one is over."""
+        with self.lock:
+            if not self.state.is_over:
+                raise WebError(409, "the hand is still being played: the next hand comes when it is over")
+            if self.match.is_over:
+                raise WebError(409, f"the match is over ({MATCH_RULES[self.rules.game]}): start a new match "
+                                    f"(POST /api/games)")
+            self._deal()
+
+    def _check_playing(self) -> None:
+        if self.state.is_over:
+            raise WebError(409, "the hand is over: ask for the next hand (POST /api/games/ID/next)"
+                           + (" or start a new match" if not self.match.is_over else "; the match is over too"))
+
+    def _record(self, player: int, move: Move, words: str) -> dict:
+        event = {"seat": player, "name": self.names[player], "text": words}
+        self.log.append(event)
+        self.last_moves[player] = words
+        if self.state.is_over:
+            self.match.record(self.state.result)
+        return event
+
+
+def _card(value) -> int:
+    """A card type from the browser (0..52), or a 400 naming the bad value."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= JOKER:
+        raise WebError(400, f"card {value!r}: expected a card type 0..52 (suit * 13 + rank, 52 the joker)")
+    return value
+

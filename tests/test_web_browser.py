@@ -1,0 +1,274 @@
+"""The web table in a real browser: headless Chromium (the system's, through Playwright) plays whole
+hands of each game by pointing: clicks on the stock, the pile and the cut card, cards selected and
+melded, double-clicks and drops on the pile to discard, drags onto table melds, a refused move,
+the hand's end with every hand shown, the next hand and a new match (docs/web.md "The page")."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web table needs the [web] extra (pip install -e '.[web]')")
+pytest.importorskip("uvicorn", reason="the web table needs the [web] extra (pip install -e '.[web]')")
+sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright (pip install playwright)")
+
+from web_helpers import browser_context, chromium_path, running_server  # noqa: E402
+
+from rummy_env.web.app import TableDefaults, create_app  # noqa: E402
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(chromium_path() is None,
+                       reason="no Chromium installed (/usr/bin/chromium): .ci/run installs Debian's "
+                              "with apt-get install -y chromium"),
+]
+
+TIMEOUT_MS = 15_000
+MY_TURN = ("(() => { const p = window.rummyPage, t = p.table; return t !== null && !p.busy && "
+           "(t.result !== null || (t.view.to_act === t.seat && p.timer === null)); })()")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A page factory on one live server and one headless Chromium."""
+    app = create_app(TableDefaults(game="romi", delay_ms=0))
+    with running_server(app) as url, sync_api.sync_playwright() as playwright, browser_context(playwright) as context:
+        context.set_default_timeout(TIMEOUT_MS)
+
+        def open_page(query: str):
+            page = context.new_page()
+            errors = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(f"{url}/?delay=0&{query}")
+            page.wait_for_function("window.rummyPage.table !== null")
+            page.errors = errors
+            return page
+
+        yield app, open_page
+
+
+def table(page) -> dict:
+    return page.evaluate("window.rummyPage.table")
+
+
+def wait_for_reply(page, replies: int) -> None:
+    page.wait_for_function(f"window.rummyPage.replies > {replies} && !window.rummyPage.busy")
+
+
+def hand_card(page, card: int, skip: int = 0):
+    """The ``skip``-th card of type ``card`` in the person's hand on the page (two decks hold two)."""
+    return page.locator(f'#hand .card[data-card="{card}"]').nth(skip)
+
+
+class Pointer:
+    """Plays moves on the page as a person would, cycling through the ways each can be pointed at."""
+
+    def __init__(self, page):
+        self.page = page
+        self.discards = 0
+        self.clicks = 0
+        self.used = set()
+
+    def play(self, move: dict) -> None:
+        page = self.page
+        kind = move["kind"]
+        replies = page.evaluate("window.rummyPage.replies")
+        if kind in ("draw", "take_discard", "take_cut"):
+            page.click({"draw": "#stock", "take_discard": "#pile", "take_cut": "#cut"}[kind])
+            self.clicks += 1
+            self.used.add(kind)
+        elif kind == "discard":
+            way = ("double-click", "select and button", "drag to the pile", "select and click the pile")[self.discards % 4]
+            self.discards += 1
+            card = hand_card(page, move["card"])
+            if way == "double-click":
+                card.dblclick()
+            elif way == "select and button":
+                card.click()
+                page.get_by_role("button", name=move["text"], exact=True).click()
+            elif way == "drag to the pile":
+                card.drag_to(page.locator("#pile"))
+            else:
+                card.click()
+                page.click("#pile")
+            self.clicks += 2
+            self.used.add(way)
+        elif kind == "declare":
+            hand_card(page, move["card"]).click()
+            page.get_by_role("button", name="declare, discarding", exact=False).click()
+            self.clicks += 2
+            self.used.add(kind)
+        elif kind == "meld":
+            seen: dict[int, int] = {}
+            for card in move["cards"]:
+                hand_card(page, card, seen.get(card, 0)).click()
+                seen[card] = seen.get(card, 0) + 1
+            page.get_by_role("button", name=move["text"], exact=True).click()
+            self.clicks += len(move["cards"]) + 1
+            self.used.add(kind)
+        elif kind in ("place", "place_joker_low"):
+            meld = page.locator(f'.meld[data-slot="{move["slot"]}"]')
+            box = meld.bounding_box()
+            x = 4 if move["end"] == "low" else box["width"] - 4
+            hand_card(page, move["card"]).drag_to(meld, target_position={"x": x, "y": box["height"] / 2})
+            self.clicks += 1
+            self.used.add("swap" if move.get("swap") else kind)
+        else:
+            raise AssertionError(f"no gesture for {move}")
+        wait_for_reply(page, replies)
+
+
+def follow_hint(page, pointer: Pointer) -> dict:
+    """Ask the hint button and play its move by pointing; the table after it."""
+    t = table(page)
+    page.click("#hint")
+    pointer.clicks += 1
+    page.wait_for_function("window.rummyPage.hint !== null")
+    hint = page.evaluate("window.rummyPage.hint")
+    move = next(m for m in t["view"]["legal"] if m["action"] == hint["action"])
+    pointer.play(move)
+    after = table(page)
+    assert page.locator("#message.refused").count() == 0, page.inner_text("#message")
+    assert after["moves_made"] > t["moves_made"] or after["hand_number"] != t["hand_number"], (move, after["log"][-2:])
+    return after
+
+
+def play_hand(page, pointer: Pointer, limit: int = 150) -> dict:
+    """Follow the hint button's advice by pointing until the hand ends; the last table."""
+    for _ in range(limit):
+        page.wait_for_function(MY_TURN)
+        t = table(page)
+        if t["result"] is not None:
+            return t
+        follow_hint(page, pointer)
+    raise AssertionError(f"the hand did not end in {limit} moves")
+
+
+def check_hand_end(page, t: dict) -> None:
+    """Every hand revealed with what it pays (I6, I7, B5, R7), and the match line."""
+    page.wait_for_selector("#end:not([hidden])")
+    rows = page.locator("#end-hands tr[data-seat]")
+    assert rows.count() == t["players"]
+    for h in t["result"]["hands"]:
+        row = page.locator(f'#end-hands tr[data-seat="{h["seat"]}"]')
+        assert row.locator(".revealed .card").count() == len(h["cards"])
+        assert row.locator("td").nth(2).inner_text() == str(t["result"]["payments"][h["seat"]])
+    assert "match" in page.inner_text("#end-match")
+
+
+@pytest.mark.parametrize("game, players, seed", [("indian", 2, 2), ("basic", 3, 2), ("romi", 2, 0)])
+def test_whole_hand_by_pointing_then_the_next_hand(browser, game, players, seed):
+    app, open_page = browser
+    page = open_page(f"game={game}&players={players}&seed={seed}")
+    t = table(page)
+    assert t["game"] == game and t["players"] == players
+    assert page.locator(".opponent").count() == players - 1
+    assert page.locator("#hand .card").count() == len(t["view"]["hand"])
+    if t["view"]["to_act"] != 0:
+        page.wait_for_function(MY_TURN)
+
+    # a refused move: discarding before drawing is refused with the engine's rule, and changes nothing
+    t = table(page)
+    game_state = app.state.store.get(page.evaluate("window.rummyPage.id")).state
+    before = game_state.to_dict()
+    replies = page.evaluate("window.rummyPage.replies")
+    hand_card(page, t["view"]["hand"][0]).dblclick()
+    wait_for_reply(page, replies)
+    assert "draw first (I4, B3, R4)" in page.inner_text("#message.refused")
+    assert game_state.to_dict() == before and table(page)["view"] == t["view"]
+
+    started = time.monotonic()
+    pointer = Pointer(page)
+    t = play_hand(page, pointer)
+    seconds = time.monotonic() - started
+    print(f"{game}: a hand by pointing in {seconds:.1f} s, {pointer.clicks} clicks; gestures {sorted(pointer.used)}")
+    check_hand_end(page, t)
+    assert "draw" in pointer.used or "take_discard" in pointer.used
+    if game == "indian":
+        assert "declare" in pointer.used  # this deal's hand ends by the person's declaration (I5)
+    if game == "basic":
+        assert {"meld", "place"} <= pointer.used  # this deal's hints lay a meld and lay off by dropping (B3)
+
+    page.click("#next-hand")
+    page.wait_for_function("window.rummyPage.table.hand_number === 2 && window.rummyPage.table.result === null")
+    assert page.locator("#end").is_hidden()
+    assert "hand 2" in page.inner_text("#subtitle")
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("seed, wanted", [(9, "swap"), (0, "place_joker_low")])
+def test_joker_swap_and_joker_at_a_runs_low_end_by_dropping(browser, seed, wanted):
+    """Römi R5: a natural card dropped on the meld whose joker stands for it swaps them (the joker is then
+    owed to the table); a joker dropped on a run's left end goes to its low end."""
+    app, open_page = browser
+    page = open_page(f"game=romi&seed={seed}&opponents=rule")
+    pointer = Pointer(page)
+    for _ in range(40):
+        page.wait_for_function(MY_TURN)
+        t = table(page)
+        assert t["result"] is None, "the hand ended before the move was possible"
+        moves = [m for m in t["view"]["legal"] if (m.get("swap") if wanted == "swap" else m["kind"] == wanted)
+                 and m["kind"].startswith("place")]
+        if moves:
+            break
+        follow_hint(page, pointer)
+    else:
+        pytest.fail(f"no {wanted} was offered")
+    move = moves[0]
+    pointer.play(move)
+    game = app.state.store.get(page.evaluate("window.rummyPage.id"))
+    assert game.layout.action(game.state.history[-1]) == move["action"]
+    after = table(page)
+    if wanted == "swap":
+        assert after["view"]["owed"] == [52] and "must put *" in page.inner_text("#status")
+        assert page.locator("#hand .card.owed").count() == 1
+    play_hand(page, pointer)
+    assert page.errors == []
+
+
+def test_hand_order_drag_and_sorting(browser):
+    _, open_page = browser
+    page = open_page("game=indian&seed=3")
+    page.wait_for_function(MY_TURN)
+    faces = page.evaluate("window.rummyPage.meta.cards")
+    order = page.evaluate("window.rummyPage.order")
+    cards = page.locator("#hand .card")
+    cards.nth(0).drag_to(cards.nth(len(order) - 1), target_position={"x": 30, "y": 20})
+    moved = page.evaluate("window.rummyPage.order")
+    assert moved == order[1:] + order[:1] and page.evaluate("window.rummyPage.sortMode") == "manual"
+    assert [int(c) for c in cards.evaluate_all("els => els.map(e => e.dataset.card)")] == moved
+    page.click('#hand-tools button[data-sort="rank"]')
+    by_rank = page.evaluate("window.rummyPage.order")
+    keys = [(faces[c]["rank_index"] if faces[c]["suit"] else 99) for c in by_rank]
+    assert keys == sorted(keys) and sorted(by_rank) == sorted(order)
+    page.click('#hand-tools button[data-sort="suit"]')
+    assert page.evaluate("window.rummyPage.order") == order
+
+
+def test_new_game_form_and_new_match(browser):
+    _, open_page = browser
+    page = open_page("game=romi&seed=4")
+    page.click("#show-setup")
+    page.select_option("#setup-game", "basic")
+    page.select_option("#setup-players", "3")
+    selects = page.locator(".setup-opponent")
+    assert selects.count() == 2
+    options = selects.nth(0).locator("option").all_inner_texts()
+    assert "rule" in options and "pretrained:basic" not in options  # the shipped policy plays two-player tables
+    selects.nth(0).select_option("random")
+    selects.nth(1).select_option("rule")
+    page.fill("#setup-seed", "9")
+    replies = page.evaluate("window.rummyPage.replies")
+    page.click("#start")
+    wait_for_reply(page, replies)
+    t = table(page)
+    assert (t["game"], t["players"], t["seed"], t["specs"]) == ("basic", 3, 9, [None, "random", "rule"])
+    assert page.inner_text("#title") == "Basic Rummy"
+    t = play_hand(page, Pointer(page))
+    check_hand_end(page, t)
+    page.click("#new-match")
+    page.wait_for_function("window.rummyPage.table.seed === 10")
+    t = table(page)
+    assert t["hand_number"] == 1 and t["match"]["totals"] == [0, 0, 0] and t["specs"] == [None, "random", "rule"]
+    assert page.errors == []
