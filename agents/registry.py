@@ -6,6 +6,7 @@ spec            agent
 ``random``      ``agents.random_agent.RandomAgent``: uniform over legal actions
 ``rule``        ``agents.rule_agent.RuleAgent``: solver plus heuristics
 ``search``      ``agents.search_agent.SearchAgent``: rollouts of the rule agent
+``search:policy=SPEC``  ``agents.policy_search.PolicySearchAgent``: rollouts of a trained policy
 ``ppo:PATH``    ``agents.policy.PolicyAgent`` on a checkpoint (greedy)
 ``ppo-sample:PATH``  the same, sampling from the policy
 ``onnx:PATH``   ``agents.onnx_agent.OnnxAgent``: an exported policy on onnxruntime, no torch
@@ -16,7 +17,8 @@ spec            agent
 
 ``rule`` and ``search`` take settings after a colon, for ablations:
 ``rule:near_weight=0,lives_boost=0`` (see ``rule_agent.default_weights``),
-``search:worlds=24,candidates=2`` (see ``SearchAgent``).
+``search:worlds=24,candidates=2`` (see ``SearchAgent``); ``search:policy=SPEC,worlds=8,depth=2``
+searches with the policy SPEC names (see ``agents.policy_search``).
 
 A bad spec (unknown name, a checkpoint that is missing, is not a checkpoint, or was trained for
 another game or player count) raises ``AgentError`` naming it, before any game is played.
@@ -31,8 +33,8 @@ from rummy_env.ruleset import make_ruleset
 
 from .base import Agent, AgentError
 
-AGENT_NAMES = ("random", "rule", "search", "ppo:PATH", "ppo-sample:PATH", "onnx:PATH", "onnx-sample:PATH",
-               "sb3:PATH.zip", "pretrained:GAME")
+AGENT_NAMES = ("random", "rule", "search", "search:policy=SPEC", "ppo:PATH", "ppo-sample:PATH", "onnx:PATH",
+               "onnx-sample:PATH", "sb3:PATH.zip", "pretrained:GAME")
 
 
 def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0, **options) -> Agent:
@@ -60,6 +62,10 @@ def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0,
         agent = RuleAgent(game, num_players, seed, options, **settings)
         agent.name = spec
         return agent
+    if name == "search" and any(item.partition("=")[0] == "policy" for item in argument.split(",")):
+        from .policy_search import policy_search_agent
+
+        return policy_search_agent(spec, game, num_players, seed, **options)
     if name == "search":
         from .search_agent import SEARCH_SETTINGS, SearchAgent
 

@@ -1,0 +1,472 @@
+"""Search at play time with a trained policy: determinised worlds, policy rollouts, many rows at once.
+
+    agent = make_agent("search:policy=pretrained:indian,worlds=8", "indian", 2)   # agents.registry
+    actions = agent.act_batch(observations, masks)          # every row searched together
+    result = agent.search_batch(observations, masks)        # and each candidate's mean value
+
+At a decision the policy is asked once for all rows. A row is searched unless one move is legal or
+the policy's top probability reaches ``confidence``. Its candidates are the policy's ``candidates``
+most likely legal actions (its own choice first). ``worlds`` guesses of the hidden cards are dealt
+from the observation alone (``agents.search_agent.determinise``: the G2 card counts, the cards each
+opponent took from the pile and still holds, the cards each discarded, the table, the cut or wild
+card), and every candidate is played in every guess (common random numbers), then the policy plays
+greedily in every seat: to the hand's end, or, with ``depth=D``, until our D-th turn from now
+begins, where the policy's value of our observation stands in for the rest (the value head counts
+reward units of the trainer's shaped return: ``PointsFromValue`` turns it back into points).
+
+A candidate replaces the policy's choice when its mean gain over it, paired world by world, exceeds
+``z`` standard errors (``z=0``: any positive mean gain); the candidate with the largest such lower
+bound wins. Every rollout of every searched row is a slot of one ``rummy_env.vector.VectorGame``
+(the numba core): each tick the policy is asked once for every unfinished rollout, so searching
+many rows together costs far less per row than one at a time.
+
+The worlds of a row are dealt from a generator seeded by (the agent's seed, the row's observation
+and mask): a row's choice depends on nothing else, not on the other rows of the batch nor on the
+order of the calls, and the same seed gives the same choices.
+
+Settings of ``search:policy=SPEC,KEY=VALUE,...`` (``SETTINGS``; the policy spec may not contain a
+comma):
+
+==============  ========  ==================================================================
+setting         default   meaning
+==============  ========  ==================================================================
+``policy``      required  the policy: ``ppo:PATH``, ``onnx:PATH`` or ``pretrained:GAME``
+``worlds``      8         guesses of the hidden cards per searched decision (int >= 1)
+``candidates``  3         most likely legal actions searched (int >= 2)
+``depth``       0         our own turns played before the value cut; 0: to the hand's end
+``confidence``  0.9       no search when the policy's top probability is at least this (0 < c <= 1)
+``z``           0         standard errors of paired gain needed to leave the policy's choice (>= 0)
+==============  ========  ==================================================================
+
+The rollouts play single hands: in match mode the policy in a rollout sees match scores of 0.
+``ppo:`` policies need torch; ``onnx:`` and ``pretrained:`` ones run on onnxruntime alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+import numpy as np
+
+from rummy_env import solver
+from rummy_env.cards import card_values
+from rummy_env.encoding import num_actions, observation_layout
+from rummy_env.ruleset import make_ruleset
+from rummy_env.vector import VectorGame
+
+from .base import Agent, AgentError, legal_actions
+from .search_agent import determinise
+from .view import ObservationReader
+
+OUR_SEAT = 0
+"""Our seat in every world (``determinise`` seats the observer first)."""
+
+
+@dataclass(frozen=True)
+class SearchBudget:
+    """How much a searched decision may spend (see the module docstring's table)."""
+
+    worlds: int = 8
+    candidates: int = 3
+    depth: int = 0
+    confidence: float = 0.9
+    z: float = 0.0
+
+    def __post_init__(self):
+        for key, low in (("worlds", 1), ("candidates", 2), ("depth", 0)):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise AgentError(f"search setting {key}={value!r}: expected an int >= {low}")
+        for key in ("confidence", "z"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(value):
+                raise AgentError(f"search setting {key}={value!r}: expected a finite number")
+        if not 0 < self.confidence <= 1:
+            raise AgentError(f"search setting confidence={self.confidence!r}: expected 0 < confidence <= 1")
+        if self.z < 0:
+            raise AgentError(f"search setting z={self.z!r}: expected a number >= 0")
+
+
+SETTINGS = ("policy",) + tuple(SearchBudget.__dataclass_fields__)
+"""The settings a ``search:policy=SPEC,...`` spec may give."""
+
+
+class PolicyNet(Protocol):
+    """A policy as the search asks it: a batch of observations and masks in, numpy arrays out."""
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(probabilities (batch, actions), 0 on masked actions; values (batch,))."""
+
+
+class TorchPolicy:
+    """A torch actor-critic (``agents.policy``) called as a ``PolicyNet``: softmax of its masked logits."""
+
+    def __init__(self, model):
+        import torch
+
+        self._torch = torch
+        self.model = model.eval()
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        torch = self._torch
+        with torch.no_grad():
+            logits, values = self.model(torch.as_tensor(np.asarray(observations, np.float32)),
+                                        torch.as_tensor(np.asarray(masks)).to(torch.int8))
+            return torch.softmax(logits, dim=-1).numpy(), values.numpy()
+
+
+class PointsFromValue:
+    """The policy's value of our observation at the start of our turn, in points of the hand.
+
+    The trainer's value head estimates the shaped return in reward units: points × ``reward_scale``
+    plus potential-based shaping, whose terms add up to minus the potential Φ at the start (Φ is
+    minus the seat's hand penalty at the start of its turn, times ``shaping_coef × reward_scale``;
+    docs/training.md). So points = value / ``reward_scale`` − ``shaping_coef`` × penalty, the
+    penalty counted as the trainer's ``shaping_potential`` counts it.
+    """
+
+    def __init__(self, rules, reward_scale: float, shaping_coef: float = 0.0, potential: str = "deadwood"):
+        if not reward_scale > 0:
+            raise ValueError(f"reward_scale={reward_scale!r}: expected a number > 0")
+        if potential not in ("deadwood", "payment"):
+            raise ValueError(f"shaping_potential={potential!r}: expected 'deadwood' or 'payment'")
+        self.game = rules.game
+        self.reward_scale = float(reward_scale)
+        self.shaping_coef = float(shaping_coef)
+        self.potential = potential
+        self.unopened_penalty = rules.unopened_penalty or 0
+        parts = observation_layout(rules.game, rules.num_players, rules.printed_jokers)
+        self._hand = parts["hand"]
+        self._opened = parts["opened"].start if "opened" in parts else None
+        self._values = np.asarray(rules.values, np.int64)
+
+    @classmethod
+    def from_config(cls, rules, config: dict | None) -> PointsFromValue | None:
+        """From a trainer config (a checkpoint's ``config``); None when it gives no ``reward_scale``."""
+        if not isinstance(config, dict):
+            return None
+        scale = config.get("reward_scale")
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
+            return None
+        coef = float(config.get("shaping_coef", 1.0)) if config.get("shaping", False) else 0.0
+        return cls(rules, float(scale), coef, config.get("shaping_potential") or "deadwood")
+
+    def __call__(self, observations: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Points for a batch of our observations (at the start of our turn) and their values."""
+        points = np.asarray(values, np.float64) / self.reward_scale
+        if self.shaping_coef:
+            hands = np.rint(observations[:, self._hand]).astype(np.int64)
+            opened = None if self._opened is None else observations[:, self._opened] > 0.5
+            penalties = [self.penalty(hand, None if opened is None else bool(opened[k]))
+                         for k, hand in enumerate(hands.tolist())]
+            points -= self.shaping_coef * np.asarray(penalties, np.float64)
+        return points
+
+    def penalty(self, hand: list[int], opened: bool | None = None) -> float:
+        """The hand penalty the trainer's potential counts (Indian: I7; else B5, R7 deadwood, or
+        with ``payment`` the value of the hand, an unopened hand's fixed penalty where the game has one)."""
+        if self.game == "indian":
+            return float(solver.indian_penalty(hand))
+        if self.potential == "payment":
+            if opened is False and self.unopened_penalty:
+                return float(self.unopened_penalty)
+            return float(self._values @ np.asarray(hand, np.int64))
+        return float(solver.min_deadwood(hand, self.game))
+
+
+def load_policy(spec: str, game: str, num_players: int, **options) -> tuple[PolicyNet, PointsFromValue | None]:
+    """The network a policy spec names (``ppo:PATH``, ``onnx:PATH``, ``pretrained:GAME``) and its
+    value scale; an ``AgentError`` naming the spec when it is no trained policy of this game."""
+    rules = make_ruleset(game, num_players, **options)
+    name, _, path = spec.partition(":")
+    if name in ("ppo", "ppo-sample"):
+        if not path:
+            raise AgentError(f"policy={spec!r}: expected {name}:PATH, the path of a policy checkpoint")
+        from .policy import load_checkpoint
+
+        model, meta = load_checkpoint(path, game, num_players)
+        return TorchPolicy(model), PointsFromValue.from_config(rules, meta.get("config"))
+    if name not in ("onnx", "onnx-sample", "pretrained"):
+        raise AgentError(f"policy={spec!r}: expected a trained policy with a value head: "
+                         "ppo:PATH, onnx:PATH or pretrained:GAME")
+    from .onnx_agent import OnnxAgent
+    from .registry import make_agent
+
+    agent = make_agent(spec, game, num_players)
+    assert isinstance(agent, OnnxAgent)
+    config = agent.policy.metadata.get("checkpoint", {}).get("config")
+    return agent.policy, PointsFromValue.from_config(rules, config)
+
+
+@dataclass
+class SearchResult:
+    """What ``search_batch`` found, one row per observation (K = the budget's ``candidates``).
+
+    Columns beyond a row's candidates hold action -1 and NaN; a row not searched holds only the
+    policy's choice, with NaN values.
+    """
+
+    actions: np.ndarray
+    """(N,) int64: the action chosen."""
+    policy_actions: np.ndarray
+    """(N,) int64: the policy's own (greedy) choice."""
+    searched: np.ndarray
+    """(N,) bool: whether the row was searched."""
+    candidates: np.ndarray
+    """(N, K) int64: the candidates, the policy's choice first."""
+    probabilities: np.ndarray
+    """(N, K) float32: the policy's probability of each candidate."""
+    values: np.ndarray
+    """(N, K) float64: each candidate's mean points for our seat over the worlds."""
+    errors: np.ndarray
+    """(N, K) float64: the standard error of each candidate's mean gain over the policy's choice."""
+
+
+class PolicySearch:
+    """The batched search itself, on any ``PolicyNet`` (the trainer may pass its live network).
+
+    ``points_from_value`` is needed only with a ``depth``; ``backend="python"`` runs the rollouts
+    on the reference engine (tests compare it with the numba core).
+    """
+
+    def __init__(self, game: str, num_players: int, policy: PolicyNet, budget: SearchBudget = SearchBudget(),
+                 points_from_value: PointsFromValue | None = None, backend: str = "numba", **options):
+        if budget.depth and points_from_value is None:
+            raise AgentError(f"search setting depth={budget.depth}: the policy carries no trainer config "
+                             "(reward_scale, shaping) to read its value head in points; use depth=0")
+        self.game = game
+        self.num_players = num_players
+        self.policy = policy
+        self.budget = budget
+        self.points_from_value = points_from_value
+        self.backend = backend
+        self.options = dict(options)
+        self.rules = make_ruleset(game, num_players, **options)
+        self.reader = ObservationReader(game, num_players, **options)
+        self.num_actions = num_actions(game)
+        parts = observation_layout(game, num_players, self.rules.printed_jokers)
+        self._draw_phase = parts["phase"].start  # the plane's first entry: 1 in the draw phase
+        self._vector: VectorGame | None = None
+        self.rollouts_played = 0
+        self.ticks = 0
+
+    # ------------------------------------------------------------------ the decision
+
+    def search(self, observations: np.ndarray, masks: np.ndarray, seeds: list[int]) -> SearchResult:
+        """Search every row that needs it, all rollouts together; ``seeds[r]`` deals row r's worlds."""
+        observations = np.asarray(observations, np.float32)
+        masks = np.asarray(masks)
+        if masks.ndim != 2 or observations.ndim != 2 or len(masks) != len(observations):
+            raise AgentError(f"observations of shape {observations.shape} and masks of shape {masks.shape}: "
+                             "expected one row of each per decision")
+        if observations.shape[1] != self.reader.size or masks.shape[1] != self.num_actions:
+            raise AgentError(f"observations of shape {observations.shape} and masks of shape {masks.shape}: "
+                             f"{self.game!r} with {self.num_players} players has rows of {self.reader.size} "
+                             f"and {self.num_actions}")
+        rows = len(masks)
+        for mask in masks:
+            legal_actions(mask)
+        probabilities, _ = self.policy(observations, masks)
+        probabilities = np.where(masks != 0, probabilities, -1.0)
+        order = np.argsort(-probabilities, axis=1, kind="stable")
+        width = self.budget.candidates
+        legal_count = (masks != 0).sum(axis=1)
+        policy_actions = order[:, 0].astype(np.int64)
+        top = probabilities[np.arange(rows), policy_actions]
+        searched = (legal_count > 1) & (top < self.budget.confidence)
+        candidates = np.full((rows, width), -1, np.int64)
+        candidates[:, 0] = policy_actions
+        chosen_probabilities = np.full((rows, width), np.nan, np.float32)
+        values = np.full((rows, width), np.nan)
+        errors = np.full((rows, width), np.nan)
+        for r in np.flatnonzero(searched):
+            count = min(width, int(legal_count[r]))
+            candidates[r, :count] = order[r, :count]
+        for r in range(rows):
+            count = int((candidates[r] >= 0).sum())
+            chosen_probabilities[r, :count] = probabilities[r, candidates[r, :count]]
+        actions = policy_actions.copy()
+        jobs = np.flatnonzero(searched).tolist()
+        if jobs:
+            outcome = self._rollouts(observations, candidates, jobs, seeds)
+            for r, per_world in zip(jobs, outcome):  # per_world: (worlds, count) points
+                gains = per_world - per_world[:, :1]
+                values[r, :per_world.shape[1]] = per_world.mean(axis=0)
+                errors[r, :per_world.shape[1]] = _standard_error(gains)
+                actions[r] = candidates[r, self._pick(gains)]
+        return SearchResult(actions, policy_actions, searched, candidates, chosen_probabilities, values, errors)
+
+    def _pick(self, gains: np.ndarray) -> int:
+        """The column to play: the largest lower bound of paired gain above 0, else the policy's (0)."""
+        means = gains.mean(axis=0)
+        lower = means - self.budget.z * _standard_error(gains)
+        lower[0] = 0.0
+        best = int(np.argmax(lower))
+        return best if lower[best] > 0 else 0
+
+    # ------------------------------------------------------------------ rollouts
+
+    def worlds(self, observation: np.ndarray, seed: int) -> list:
+        """The budget's guesses of the hidden cards behind ``observation`` (game states, our seat 0)."""
+        view = self.reader.read(observation)
+        rng = random.Random(seed)
+        return [determinise(view, self.rules, rng, seed=rng.getrandbits(32)) for _ in range(self.budget.worlds)]
+
+    def _rollouts(self, observations: np.ndarray, candidates: np.ndarray, jobs: list[int],
+                  seeds: list[int]) -> list[np.ndarray]:
+        """Per searched row, a (worlds, candidates) array of our points, every rollout in one vector."""
+        starts, first_actions, shapes = [], [], []
+        for r in jobs:
+            row_candidates = [int(a) for a in candidates[r] if a >= 0]
+            for world in self.worlds(observations[r], seeds[r]):
+                for action in row_candidates:
+                    starts.append(world)
+                    first_actions.append(action)
+            shapes.append((self.budget.worlds, len(row_candidates)))
+        points = self.play(starts, np.asarray(first_actions, np.int64))
+        out, at = [], 0
+        for shape in shapes:
+            size = shape[0] * shape[1]
+            out.append(points[at:at + size].reshape(shape))
+            at += size
+        return out
+
+    def play(self, starts: list, first_actions: np.ndarray) -> np.ndarray:
+        """Our seat's points when each state ``starts[k]`` plays ``first_actions[k]`` and then the
+        policy plays greedily in every seat, to the hand's end or the value cut (``depth``)."""
+        n = len(starts)
+        vector = self._rollout_vector(n)
+        for slot, state in enumerate(starts):
+            vector.load(slot, state.clone())
+        points = np.zeros(n)
+        turns_begun = np.zeros(n, np.int64)
+        depth = self.budget.depth
+        active = np.arange(n, dtype=np.int64)
+        actions = first_actions
+        self.rollouts_played += n
+        while active.size:
+            vector.step_rows(active, actions)
+            self.ticks += 1
+            ended = vector.terminated[active] | vector.truncated[active]
+            for slot in active[ended].tolist():
+                points[slot] = vector.results[slot].points[OUR_SEAT]
+            active = active[~ended]
+            if not active.size:
+                break
+            observations = vector.observations[active]
+            masks = vector.action_masks[active]
+            probabilities, values = self.policy(observations, masks)
+            if depth:
+                ours = (vector.to_act[active] == OUR_SEAT) & (observations[:, self._draw_phase] > 0.5)
+                turns_begun[active[ours]] += 1
+                cut = ours & (turns_begun[active] >= depth)
+                if cut.any():
+                    points[active[cut]] = self.points_from_value(observations[cut], values[cut])
+                    active, probabilities, masks = active[~cut], probabilities[~cut], masks[~cut]
+                    if not active.size:
+                        break
+            actions = np.where(masks != 0, probabilities, -1.0).argmax(axis=1).astype(np.int64)
+        return points
+
+    def _rollout_vector(self, slots: int) -> VectorGame:
+        if self._vector is None or self._vector.num_envs < slots:
+            size = 1 << max(6, (slots - 1).bit_length())
+            self._vector = VectorGame(self.game, size, self.num_players, backend=self.backend, **self.options)
+        return self._vector
+
+
+def _standard_error(gains: np.ndarray) -> np.ndarray:
+    """Per column, the standard error of the mean of ``gains`` (worlds in rows); 0 with one world."""
+    if len(gains) < 2:
+        return np.zeros(gains.shape[1])
+    return gains.std(axis=0, ddof=1) / math.sqrt(len(gains))
+
+
+class PolicySearchAgent(Agent):
+    """A trained policy that searches where it is unsure; see the module docstring."""
+
+    name = "search"
+
+    def __init__(self, game: str, num_players: int, policy: PolicyNet, budget: SearchBudget = SearchBudget(),
+                 points_from_value: PointsFromValue | None = None, seed: int | None = 0, **options):
+        super().__init__(game, num_players)
+        self.engine = PolicySearch(game, num_players, policy, budget, points_from_value, **options)
+        self.seed = 0 if seed is None else int(seed)
+        self.decisions = 0
+        self.searched = 0
+        self.deviated = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.seed = int(seed)
+
+    def row_seed(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        """The seed of a row's worlds: a digest of the agent's seed, the observation and the mask."""
+        digest = hashlib.blake2b(digest_size=8)
+        digest.update(self.seed.to_bytes(8, "little", signed=True))
+        digest.update(np.ascontiguousarray(observation, np.float32).tobytes())
+        digest.update(np.ascontiguousarray(mask != 0).tobytes())
+        return int.from_bytes(digest.digest(), "little")
+
+    def search_batch(self, observations: np.ndarray, masks: np.ndarray) -> SearchResult:
+        """Every row searched together: the choices and each candidate's mean value (``SearchResult``)."""
+        observations, masks = np.asarray(observations), np.asarray(masks)
+        seeds = [self.row_seed(o, m) for o, m in zip(observations, masks)]
+        result = self.engine.search(observations, masks, seeds)
+        self.decisions += len(masks)
+        self.searched += int(result.searched.sum())
+        self.deviated += int((result.actions != result.policy_actions).sum())
+        return result
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.search_batch(observations, masks).actions
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(np.asarray(observation)[None, :], np.asarray(action_mask)[None, :])[0])
+
+
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """(the policy spec, the budget's settings) of ``search:policy=SPEC,KEY=VALUE,...``."""
+    _, _, text = spec.partition(":")
+    policy = None
+    settings: dict = {}
+    for item in filter(None, text.split(",")):
+        key, equals, value = item.partition("=")
+        if not equals or key not in SETTINGS:
+            raise AgentError(f"agent spec {spec!r}: unknown setting {item!r}: expected KEY=VALUE with KEY one of "
+                             f"{list(SETTINGS)}")
+        if key in settings or (key == "policy" and policy is not None):
+            raise AgentError(f"agent spec {spec!r}: setting {key!r} is given twice")
+        if key == "policy":
+            if not value:
+                raise AgentError(f"agent spec {spec!r}: policy= names no policy: expected policy=SPEC "
+                                 "(ppo:PATH, onnx:PATH or pretrained:GAME)")
+            policy = value
+            continue
+        kind: Callable = int if key in ("worlds", "candidates", "depth") else float
+        try:
+            settings[key] = kind(value)
+        except ValueError:
+            raise AgentError(f"agent spec {spec!r}: setting {key}={value!r} is not "
+                             f"{'a whole number' if kind is int else 'a number'}") from None
+    if policy is None:
+        raise AgentError(f"agent spec {spec!r}: no policy=SPEC (ppo:PATH, onnx:PATH or pretrained:GAME)")
+    return policy, settings
+
+
+def policy_search_agent(spec: str, game: str, num_players: int, seed: int | None = 0, **options) -> PolicySearchAgent:
+    """The agent of ``search:policy=SPEC,...`` (the registry's entry); every check before any hand."""
+    policy_spec, settings = parse_spec(spec)
+    try:
+        budget = SearchBudget(**settings)
+        policy, points = load_policy(policy_spec, game, num_players, **options)
+        agent = PolicySearchAgent(game, num_players, policy, budget, points, seed, **options)
+    except AgentError as error:
+        raise AgentError(f"agent spec {spec!r}: {error}") from None
+    agent.name = spec
+    return agent
