@@ -53,7 +53,6 @@ from typing import Callable, Protocol
 import numpy as np
 
 from rummy_env import solver
-from rummy_env.cards import card_values
 from rummy_env.encoding import num_actions, observation_layout
 from rummy_env.ruleset import make_ruleset
 from rummy_env.vector import VectorGame
@@ -135,6 +134,7 @@ class PointsFromValue:
             raise ValueError(f"reward_scale={reward_scale!r}: expected a number > 0")
         if potential not in ("deadwood", "payment"):
             raise ValueError(f"shaping_potential={potential!r}: expected 'deadwood' or 'payment'")
+        self.rules = rules
         self.game = rules.game
         self.reward_scale = float(reward_scale)
         self.shaping_coef = float(shaping_coef)
@@ -170,13 +170,9 @@ class PointsFromValue:
     def penalty(self, hand: list[int], opened: bool | None = None) -> float:
         """The hand penalty the trainer's potential counts (Indian: I7; else B5, R7 deadwood, or
         with ``payment`` the value of the hand, an unopened hand's fixed penalty where the game has one)."""
-        if self.game == "indian":
-            return float(solver.indian_penalty(hand))
-        if self.potential == "payment":
-            if opened is False and self.unopened_penalty:
-                return float(self.unopened_penalty)
-            return float(self._values @ np.asarray(hand, np.int64))
-        return float(solver.min_deadwood(hand, self.game))
+        if self.potential == "payment" and not self.rules.spec.lives:
+            return float(self.rules.payment(hand, opened is not False))
+        return float(self.rules.deadwood(hand))
 
 
 def load_policy(spec: str, game: str, num_players: int, **options) -> tuple[PolicyNet, PointsFromValue | None]:
@@ -194,13 +190,17 @@ def load_policy(spec: str, game: str, num_players: int, **options) -> tuple[Poli
     if name not in ("onnx", "onnx-sample", "pretrained"):
         raise AgentError(f"policy={spec!r}: expected a trained policy with a value head: "
                          "ppo:PATH, onnx:PATH or pretrained:GAME")
-    from .onnx_agent import OnnxAgent
-    from .registry import make_agent
+    from .onnx_agent import OnnxPolicy
+    from .pretrained import pretrained_agent
 
-    agent = make_agent(spec, game, num_players)
-    assert isinstance(agent, OnnxAgent)
-    config = agent.policy.metadata.get("checkpoint", {}).get("config")
-    return agent.policy, PointsFromValue.from_config(rules, config)
+    if name == "pretrained":
+        policy = pretrained_agent(path, game, num_players).policy
+    elif not path:
+        raise AgentError(f"policy={spec!r}: expected {name}:PATH, the path of an exported ONNX policy")
+    else:
+        policy = OnnxPolicy(path, game, num_players)
+    config = policy.metadata.get("checkpoint", {}).get("config")
+    return policy, PointsFromValue.from_config(rules, config)
 
 
 @dataclass

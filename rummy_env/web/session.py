@@ -36,8 +36,6 @@ SEAT = 0
 LOG_SHOWN = 40
 """The hand's last moves a reply carries (``moves_made`` counts them all)."""
 
-MATCH_RULES = {"indian": "I8", "basic": "B6", "romi": "R8"}
-
 _CARD_KINDS = ("discard", "declare", "place")
 _SLOT_KINDS = ("place", "place_joker_low")
 
@@ -93,7 +91,7 @@ class WebGame:
             "hand_number": match.hands_played + (0 if self.state.is_over else 1),
             "match": {"totals": list(match.totals), "target": rules.match_target,
                       "lowest_wins": rules.low_total_wins, "over": match.is_over, "winners": match.winners,
-                      "rule": MATCH_RULES[rules.game]},
+                      "rule": rules.spec.rule_ids.match},
             "view": seat_view(self.state, SEAT),
             "last_moves": [self.last_moves.get(p) for p in range(rules.num_players)],
             "log": self.log[-LOG_SHOWN:],
@@ -210,7 +208,7 @@ class WebGame:
             if not self.state.is_over:
                 raise WebError(409, "the hand is still being played: the next hand comes when it is over")
             if self.match.is_over:
-                raise WebError(409, f"the match is over ({MATCH_RULES[self.rules.game]}): start a new match "
+                raise WebError(409, f"the match is over ({self.rules.spec.rule_ids.match}): start a new match "
                                     f"(POST /api/games)")
             self._deal()
 

@@ -53,7 +53,7 @@ def arrangement(state: GameState, player: int) -> dict:
     game = state.rules.game
     best = best_arrangement(hand, game, state.wild_rank)
     shown = best
-    if game == "indian" and not best.melds:
+    if state.rules.spec.lives and not best.melds:  # no life (I7): show the cards' melds all the same
         shown = best_arrangement(hand, game, state.wild_rank, lives=False)
     return {"melds": [list(m) for m in shown.melds], "loose": sorted(shown.deadwood, key=sort_key),
             "penalty": best.penalty}
