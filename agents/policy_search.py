@@ -433,30 +433,40 @@ class PolicySearchAgent(Agent):
 def parse_spec(spec: str) -> tuple[str, dict]:
     """(the policy spec, the budget's settings) of ``search:policy=SPEC,KEY=VALUE,...``."""
     _, _, text = spec.partition(":")
-    policy = None
-    settings: dict = {}
-    for item in filter(None, text.split(",")):
-        key, equals, value = item.partition("=")
-        if not equals or key not in SETTINGS:
-            raise AgentError(f"agent spec {spec!r}: unknown setting {item!r}: expected KEY=VALUE with KEY one of "
-                             f"{list(SETTINGS)}")
-        if key in settings or (key == "policy" and policy is not None):
-            raise AgentError(f"agent spec {spec!r}: setting {key!r} is given twice")
-        if key == "policy":
-            if not value:
-                raise AgentError(f"agent spec {spec!r}: policy= names no policy: expected policy=SPEC "
-                                 "(ppo:PATH, onnx:PATH or pretrained:GAME)")
-            policy = value
-            continue
-        kind: Callable = int if key in ("worlds", "candidates", "depth") else float
-        try:
-            settings[key] = kind(value)
-        except ValueError:
-            raise AgentError(f"agent spec {spec!r}: setting {key}={value!r} is not "
-                             f"{'a whole number' if kind is int else 'a number'}") from None
+    settings = _parse_settings(text, f"agent spec {spec!r}", SETTINGS)
+    policy = settings.pop("policy", None)
     if policy is None:
         raise AgentError(f"agent spec {spec!r}: no policy=SPEC (ppo:PATH, onnx:PATH or pretrained:GAME)")
     return policy, settings
+
+
+def _parse_settings(text: str, where: str, known: tuple[str, ...]) -> dict:
+    """``KEY=VALUE,...`` as a dict of typed values (``policy`` kept as text); errors name ``where``."""
+    settings: dict = {}
+    for item in filter(None, text.split(",")):
+        key, equals, value = item.partition("=")
+        if not equals or key not in known:
+            raise AgentError(f"{where}: unknown setting {item!r}: expected KEY=VALUE with KEY one of {list(known)}")
+        if key in settings:
+            raise AgentError(f"{where}: setting {key!r} is given twice")
+        if key == "policy":
+            if not value:
+                raise AgentError(f"{where}: policy= names no policy: expected policy=SPEC "
+                                 "(ppo:PATH, onnx:PATH or pretrained:GAME)")
+            settings[key] = value
+            continue
+        kind: Callable = int if key in ("worlds", "candidates", "depth", "belief") else float
+        try:
+            settings[key] = kind(value)
+        except ValueError:
+            raise AgentError(f"{where}: setting {key}={value!r} is not "
+                             f"{'a whole number' if kind is int else 'a number'}") from None
+    return settings
+
+
+def budget_from_settings(text: str) -> SearchBudget:
+    """The budget of ``KEY=VALUE,...`` settings (those of ``search:policy=...`` but the policy)."""
+    return SearchBudget(**_parse_settings(text, f"search settings {text!r}", SETTINGS[1:]))
 
 
 def policy_search_agent(spec: str, game: str, num_players: int, seed: int | None = 0, **options) -> PolicySearchAgent:

@@ -111,6 +111,16 @@ class TrainConfig:
     bc_holdout: float = _f(0.1, "share of the cloning data held out to measure agreement", low=0.01, high=0.5)
     value_warmup_updates: int = _f(2, "first PPO updates that train the value head alone (every other weight, "
                                    "so every policy output, stays as cloned)", low=0)
+    # --- expert iteration: the policy learns the moves a search with itself prefers (docs/training.md)
+    expert_every: int = _f(0, "updates between searches of the learner's own positions (0: no expert iteration)",
+                           low=0)
+    expert_positions: int = _f(256, "positions of the last rollout searched each time (all processes together)",
+                               low=1)
+    expert_search: str = _f("worlds=8,candidates=3", "the search's budget: settings of search:policy=... "
+                            "(docs/agents.md, Search with a policy), without the policy")
+    expert_coef: float = _f(1.0, "weight of the cross-entropy to the searched moves in every PPO minibatch", low=0.0)
+    expert_buffer: int = _f(4096, "searched positions kept for learning (all processes together; the oldest leave "
+                            "first)", low=1)
     # --- the opponent pool
     pool_self_fraction: float = _f(0.2, "share of hands the learner plays against itself (all seats learn)", low=0.0, high=1.0)
     pool_rule_min: float = _f(0.4, "least share of the other hands against the rule agent", low=0.0, high=1.0)
@@ -241,6 +251,12 @@ def validate(config: TrainConfig) -> TrainConfig:
     from .evaluate import expand
 
     opponents = expand(config.eval_opponents, config.game, config.num_players)
+    from agents.policy_search import budget_from_settings
+
+    try:
+        budget_from_settings(config.expert_search)
+    except AgentError as error:
+        raise ConfigError(f"config: field 'expert_search': {error}") from None
     for name, specs in (("bc_teacher", [config.bc_teacher]), ("eval_opponents", opponents)):
         for spec in specs:
             try:

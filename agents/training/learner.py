@@ -60,6 +60,7 @@ class PPOSettings:
     learning_rate: float
     value_only: bool
     seed: int
+    expert_coef: float = 0.0
 
 
 class Learner:
@@ -115,8 +116,11 @@ class Learner:
 
     # ------------------------------------------------------------------ PPO
 
-    def ppo_update(self, rollout, settings: PPOSettings, rank: int = 0) -> dict:
-        """The epochs of one PPO update on this process's ``rollout``; mean statistics over the group."""
+    def ppo_update(self, rollout, settings: PPOSettings, rank: int = 0, targets=None) -> dict:
+        """The epochs of one PPO update on this process's ``rollout``; mean statistics over the group.
+
+        With searched ``targets`` (expert iteration) and ``expert_coef`` > 0, every minibatch also
+        takes a share of them and adds the cross-entropy of the policy to the searched moves."""
         model, group = self.model, self.group
         self.set_learning_rate(settings.learning_rate)
         adv, returns = advantages(rollout.rewards, rollout.values, rollout.next_index, rollout.done,
@@ -134,14 +138,19 @@ class Learner:
         generator = torch.Generator()
         generator.manual_seed(settings.seed * 1_000_003 + rank)
         value_parameters = self.value_parameters() if settings.value_only else None
+        expert = settings.expert_coef > 0 and targets is not None and len(targets) > 0 and not settings.value_only
+        if expert:
+            expert_obs, expert_masks, expert_actions = self.tensors(targets.observations, targets.masks, targets.actions)
         totals = torch.zeros(len(STAT_KEYS), dtype=torch.float64)
         steps = 0
         epochs_done = 0
         model.train()
         for epoch in range(settings.epochs):
             order = torch.randperm(n, generator=generator).to(self.device)
+            expert_parts = torch.tensor_split(torch.randperm(len(targets), generator=generator).to(self.device),
+                                              settings.minibatches) if expert else None
             epoch_kl = torch.zeros(2, dtype=torch.float64)
-            for rows in torch.tensor_split(order, settings.minibatches):
+            for k, rows in enumerate(torch.tensor_split(order, settings.minibatches)):
                 logits, own_values = model(obs[rows], masks[rows])
                 values = own_values if self.critic is None else self.critic(obs[rows], hidden[rows])
                 loss, parts = ppo_loss(logits, values, masks[rows], actions[rows], old_logp[rows], old_values[rows],
@@ -154,6 +163,13 @@ class Learner:
                     loss = settings.vf_coef * (own_loss + (0.5 * ((values - returns_t[rows]) ** 2).mean()
                                                            if self.critic is not None else 0.0))
                 parts["own_value_loss"] = own_loss.detach()
+                parts["expert_loss"] = torch.zeros(())
+                if expert and len(expert_parts[k]):
+                    chosen = expert_parts[k]
+                    expert_logits, _ = model(expert_obs[chosen], expert_masks[chosen])
+                    expert_loss = torch.nn.functional.cross_entropy(expert_logits, expert_actions[chosen])
+                    loss = loss + settings.expert_coef * expert_loss
+                    parts["expert_loss"] = expert_loss.detach()
                 self.step(loss, settings.max_grad_norm, value_parameters)
                 totals += torch.tensor([float(parts[k]) for k in STAT_KEYS], dtype=torch.float64)
                 epoch_kl += torch.tensor([float(parts["approx_kl"]) * len(rows), len(rows)], dtype=torch.float64)
@@ -198,7 +214,7 @@ class Learner:
         model.eval()
 
 
-STAT_KEYS = ("policy_loss", "value_loss", "own_value_loss", "entropy", "approx_kl", "clip_fraction")
+STAT_KEYS = ("policy_loss", "value_loss", "own_value_loss", "expert_loss", "entropy", "approx_kl", "clip_fraction")
 
 
 def _explained(returns_sum, returns_squares, error_sum, error_squares, count) -> float:

@@ -199,7 +199,8 @@ def ppo_settings(config: TrainConfig, update: int, num_updates: int) -> PPOSetti
                        clip_coef=config.clip_coef, clip_value=config.clip_value, ent_coef=config.ent_coef,
                        vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm, target_kl=config.target_kl,
                        gamma=config.gamma, gae_lambda=config.gae_lambda, learning_rate=rate,
-                       value_only=update < config.value_warmup_updates, seed=config.seed * 100_003 + update)
+                       value_only=update < config.value_warmup_updates, seed=config.seed * 100_003 + update,
+                       expert_coef=config.expert_coef if config.expert_every else 0.0)
 
 
 def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
@@ -288,7 +289,11 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
                 started = time.perf_counter()
                 summary = learning.collect(config.rollout_size)
                 collected = time.perf_counter()
-                stats = learning.update(ppo_settings(config, run.update, num_updates))
+                searched = {}
+                if config.expert_every and run.update % config.expert_every == 0 and run.update >= config.value_warmup_updates:
+                    searched = _search(learning, config, run.update)
+                searched_at = time.perf_counter()
+                stats = learning.update(ppo_settings(config, run.update, num_updates)) | searched
                 run.model.load_state_dict(learning.state())
                 run.update += 1
                 run.learner_steps += summary.decisions
@@ -300,7 +305,8 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
                     "charts/learning_rate": ppo_settings(config, run.update - 1, num_updates).learning_rate,
                     "charts/env_steps_per_s": summary.env_steps / max(collected - started, 1e-9),
                     "charts/learner_decisions_per_s": summary.decisions / max(elapsed, 1e-9),
-                    "charts/collect_seconds": collected - started, "charts/update_seconds": elapsed - (collected - started),
+                    "charts/collect_seconds": collected - started, "charts/search_seconds": searched_at - collected,
+                    "charts/update_seconds": elapsed - (searched_at - started),
                     "charts/cpu_minutes": (run.cpu_seconds_all + clock.cpu_all()) / 60,
                     "pool/learner_elo": run.pool.learner_elo}
                 names, probs = run.pool.probabilities()  # before this update's snapshot: what the workers hold
@@ -355,6 +361,13 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
         f"{run.learner_steps:,} learner decisions in {clock.wall() / 60:.1f} minutes, "
         f"{run.cpu_seconds_all / 60:.1f} CPU-minutes; run folder: {run_dir}")
     return results
+
+
+def _search(learning, config: TrainConfig, update: int) -> dict:
+    """Expert iteration's search of the rollout's positions; what it found, for the logs."""
+    searched, deviated, gains = learning.search_targets(config.expert_positions, config.seed * 100_003 + update)
+    return {"expert/searched": float(searched), "expert/deviated_share": deviated / searched if searched else 0.0,
+            "expert/mean_gain_points": gains / searched if searched else 0.0}
 
 
 def _rates_text(stats: dict, recent: collections.deque) -> str:

@@ -83,6 +83,9 @@ class Station:
         self.snapshots: dict[str, torch.nn.Module] = {}
         self.agents: dict[str, object] = {}
         self.pool = (["self"], [1.0])
+        self.search = None
+        capacity = -(-config["expert_buffer"] // max(1, config["num_workers"]))
+        self.targets = SearchTargets(capacity)
 
     def _agent(self, spec: str, seed: int):
         if spec not in self.agents:
@@ -95,6 +98,7 @@ class Station:
         c = self.config
         seed = seed * 1000 + self.worker
         self.agents.clear()
+        self.targets = SearchTargets(self.targets.capacity)  # as a run resumed here starts: with none
         self.collector = Collector(c["game"], c["num_players"], c["num_envs"], seed, self.model, c["reward_scale"],
                                    c["gamma"], c["shaping"], c["shaping_coef"], backend=vector_backend(c),
                                    shaping_potential=c.get("shaping_potential", "deadwood"),
@@ -130,9 +134,28 @@ class Station:
 
     def update(self, settings: PPOSettings) -> dict:
         """One PPO update on the decisions ``collect`` kept, gradients averaged over the processes."""
-        stats = self.learner.ppo_update(self.rollout, settings, self.worker)
+        stats = self.learner.ppo_update(self.rollout, settings, self.worker, self.targets)
         self.rollout = None
         return stats
+
+    def search_targets(self, count: int, seed: int) -> np.ndarray:
+        """Search ``count`` positions of the kept rollout with the current network (expert
+        iteration); the searched ones join the targets. Returns [searched, deviated, gain sum]."""
+        if self.search is None:
+            self.search = expert_search(self.config, self.model)
+        rollout = self.rollout
+        choices = np.flatnonzero((rollout.masks != 0).sum(axis=1) > 1)
+        rng = np.random.default_rng(seed * 1000 + self.worker)
+        rows = np.sort(rng.choice(choices, size=min(count, len(choices)), replace=False))
+        seeds = rng.integers(0, 2**63 - 1, size=len(rows)).tolist()
+        result = self.search.search(rollout.observations[rows], rollout.masks[rows], seeds)
+        kept = rows[result.searched]
+        self.targets.add(rollout.observations[kept], rollout.masks[kept], result.actions[result.searched])
+        chosen = np.take_along_axis(result.values, np.argmax(result.candidates == result.actions[:, None], axis=1)[:, None],
+                                    axis=1)[:, 0]
+        gains = (chosen - result.values[:, 0])[result.searched]
+        return np.array([len(kept), int((result.actions != result.policy_actions).sum()),
+                         float(np.nansum(gains))])
 
     # ------------------------------------------------------------------ cloning
 
@@ -285,6 +308,9 @@ class Stations:
     def update(self, settings: PPOSettings) -> dict:
         return self._all("update", settings)[0]
 
+    def search_targets(self, count: int, seed: int) -> np.ndarray:
+        return np.sum(self._all("search_targets", self.share(count), seed), axis=0)
+
     def record_teacher(self, target: int, teacher: str) -> int:
         return sum(self._all("record_teacher", self.share(target), teacher))
 
@@ -335,6 +361,37 @@ class Stations:
         if self._folder is not None:
             self._folder.cleanup()
             self._folder = None
+
+
+class SearchTargets:
+    """The searched positions a process keeps, the newest ``capacity`` (expert iteration)."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.observations: np.ndarray | None = None
+        self.masks: np.ndarray | None = None
+        self.actions = np.zeros(0, np.int64)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def add(self, observations: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> None:
+        if self.observations is None:
+            self.observations, self.masks = observations[:0], masks[:0]
+        self.observations = np.concatenate([self.observations, observations])[-self.capacity:]
+        self.masks = np.concatenate([self.masks, masks])[-self.capacity:]
+        self.actions = np.concatenate([self.actions, np.asarray(actions, np.int64)])[-self.capacity:]
+
+
+def expert_search(config: dict, model: torch.nn.Module):
+    """The search the expert iteration asks: ``expert_search``'s budget, with the live network."""
+    from agents.policy_search import PointsFromValue, PolicySearch, TorchPolicy, budget_from_settings
+    from rummy_env.ruleset import make_ruleset
+
+    rules = make_ruleset(config["game"], config["num_players"])
+    budget = budget_from_settings(config["expert_search"])
+    return PolicySearch(config["game"], config["num_players"], TorchPolicy(model), budget,
+                        PointsFromValue.from_config(rules, config))
 
 
 def make_critic(config: dict) -> torch.nn.Module | None:
@@ -393,6 +450,9 @@ class WorkerLearning:
 
     def update(self, settings: PPOSettings) -> dict:
         return self.stations.update(settings)
+
+    def search_targets(self, count: int, seed: int) -> np.ndarray:
+        return self.stations.search_targets(count, seed)
 
     def record_teacher(self, target: int, teacher: str) -> int:
         return self.stations.record_teacher(target, teacher)
