@@ -531,3 +531,85 @@ def test_payment_potential_is_what_the_seat_would_pay(game):
     assert seen == ({True, False} if game == "romi" else {True})  # römi: before and after a first meld
     with pytest.raises(ValueError, match="shaping potential 'hand'"):
         Potential(game, 2, "hand")
+
+
+# ----------------------------------------------------------------------------- expert iteration
+
+
+class _PlantedSearch:
+    """A stand-in for the policy search: every position searched, the highest legal action chosen."""
+
+    def search(self, observations, masks, seeds):
+        from agents.policy_search import SearchResult
+
+        rows = len(masks)
+        chosen = np.array([np.flatnonzero(m)[-1] for m in masks], np.int64)
+        first = np.array([np.flatnonzero(m)[0] for m in masks], np.int64)
+        values = np.stack([np.zeros(rows), np.ones(rows)], axis=1)
+        return SearchResult(chosen, first, np.ones(rows, bool), np.stack([first, chosen], axis=1),
+                            np.full((rows, 2), 0.5, np.float32), values, np.zeros((rows, 2)))
+
+
+def test_expert_iteration_moves_the_policy_towards_the_searched_moves(monkeypatch):
+    """The searched moves are learned: with a planted search that always prefers the highest legal
+    action, a few updates make the policy choose it far more often than before."""
+    from agents.training import workers
+
+    monkeypatch.setattr(workers, "expert_search", lambda config, model: _PlantedSearch())
+    config = make_config({"num_workers": 0, "num_envs": 16, "rollout_size": 512, "minibatch_size": 128,
+                          "channels": 8, "global_size": 16, "expert_every": 1, "expert_positions": 256,
+                          "expert_coef": 5.0, "learning_rate": 3e-3, "value_warmup_updates": 0,
+                          "pool_self_fraction": 1.0, "shaping": False})
+    station = workers.Station(trainer_module.to_dict(config), trainer_module.model_config(config), 0)
+    station.reseed(1)
+
+    def highest_share(rollout) -> float:
+        with torch.no_grad():
+            logits, _ = station.model(torch.from_numpy(rollout.observations), torch.from_numpy(rollout.masks))
+        highest = np.array([np.flatnonzero(m)[-1] for m in rollout.masks])
+        choice = (rollout.masks != 0).sum(axis=1) > 1
+        return float((logits.argmax(dim=1).numpy() == highest)[choice].mean())
+
+    station.collect(512)
+    before = highest_share(station.rollout)
+    for update in range(6):
+        if update:
+            station.collect(512)
+        found = station.search_targets(256, update)
+        assert found[0] > 0 and len(station.targets) <= config.expert_buffer
+        stats = station.update(trainer_module.ppo_settings(config, update, 100))
+        assert stats["expert_loss"] > 0
+    station.collect(512)
+    after = highest_share(station.rollout)
+    assert after > before + 0.3, (before, after)
+
+
+def test_search_targets_keep_the_newest():
+    from agents.training.workers import SearchTargets
+
+    targets = SearchTargets(5)
+    for start in (0, 3, 6):
+        rows = np.arange(start, start + 3)
+        targets.add(rows[:, None].astype(np.float32), np.ones((3, 2), np.int8), rows)
+    assert targets.actions.tolist() == [4, 5, 6, 7, 8] and targets.observations[:, 0].tolist() == [4, 5, 6, 7, 8]
+
+
+def test_a_bad_expert_search_names_the_field():
+    with pytest.raises(ConfigError, match=r"field 'expert_search': .*unknown setting 'wrlds=4'"):
+        make_config({"expert_search": "wrlds=4"})
+    with pytest.raises(ConfigError, match=r"field 'expert_search': .*candidates=1: expected an int >= 2"):
+        make_config({"expert_search": "candidates=1"})
+
+
+def test_a_central_learner_learns_what_the_collecting_process_learns(tmp_path, monkeypatch):
+    """The GPU path (``--device cuda``: rollouts sent to a learner in the training process), run here
+    on the CPU, gives the very losses of the default path (the learner in the collecting process)."""
+    from agents.training.workers import CentralLearning
+
+    settings = TINY | {"bc_decisions": 600, "eval_every": 0, "expert_every": 1, "expert_positions": 32,
+                       "expert_search": "worlds=2,candidates=2,depth=1"}
+    train(make_config(settings | {"run_dir": str(tmp_path / "workers")}), log=lambda *_: None)
+    monkeypatch.setattr(trainer_module, "make_learning",
+                        lambda stations, model, config, device: CentralLearning(stations, model, config, device))
+    train(make_config(settings | {"run_dir": str(tmp_path / "central")}), log=lambda *_: None)
+    assert _losses(tmp_path / "central") == _losses(tmp_path / "workers")

@@ -262,8 +262,7 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
     num_updates = math.ceil(config.total_steps / config.rollout_size) if config.total_steps else 0
     progress = _progress_factory(config.progress)
     stations = Stations(to_dict(config), model_config(config))
-    learning = (CentralLearning(stations, run.model, config, device) if device.type != "cpu"
-                else WorkerLearning(stations))
+    learning = make_learning(stations, run.model, config, device)
     learning.load(run.model.state_dict(), run.optimizer_state, run.critic_state)
     clock = _Clock(stations)
     try:
@@ -334,6 +333,7 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
                 if run.update % config.checkpoint_every == 0:  # after the pool update, as a resumed run does
                     _checkpoint(run, learning, clock)
                     stations.reseed(config.seed + run.update)
+                    learning.reseeded()
     except KeyboardInterrupt:
         _checkpoint(run, learning, clock)
         stations.close()
@@ -368,6 +368,13 @@ def _search(learning, config: TrainConfig, update: int) -> dict:
     searched, deviated, gains = learning.search_targets(config.expert_positions, config.seed * 100_003 + update)
     return {"expert/searched": float(searched), "expert/deviated_share": deviated / searched if searched else 0.0,
             "expert/mean_gain_points": gains / searched if searched else 0.0}
+
+
+def make_learning(stations: Stations, model: torch.nn.Module, config: TrainConfig, device: torch.device):
+    """Where the learner runs: in the collecting processes on the CPU, else here on ``device``."""
+    if device.type == "cpu":
+        return WorkerLearning(stations)
+    return CentralLearning(stations, model, config, device)
 
 
 def _rates_text(stats: dict, recent: collections.deque) -> str:

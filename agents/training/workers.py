@@ -16,6 +16,7 @@ same number of workers collects the same hands.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import multiprocessing
@@ -143,19 +144,7 @@ class Station:
         iteration); the searched ones join the targets. Returns [searched, deviated, gain sum]."""
         if self.search is None:
             self.search = expert_search(self.config, self.model)
-        rollout = self.rollout
-        choices = np.flatnonzero((rollout.masks != 0).sum(axis=1) > 1)
-        rng = np.random.default_rng(seed * 1000 + self.worker)
-        rows = np.sort(rng.choice(choices, size=min(count, len(choices)), replace=False))
-        seeds = rng.integers(0, 2**63 - 1, size=len(rows)).tolist()
-        result = self.search.search(rollout.observations[rows], rollout.masks[rows], seeds)
-        kept = rows[result.searched]
-        self.targets.add(rollout.observations[kept], rollout.masks[kept], result.actions[result.searched])
-        chosen = np.take_along_axis(result.values, np.argmax(result.candidates == result.actions[:, None], axis=1)[:, None],
-                                    axis=1)[:, 0]
-        gains = (chosen - result.values[:, 0])[result.searched]
-        return np.array([len(kept), int((result.actions != result.policy_actions).sum()),
-                         float(np.nansum(gains))])
+        return search_positions(self.search, self.rollout, self.targets, count, seed * 1000 + self.worker)
 
     # ------------------------------------------------------------------ cloning
 
@@ -383,6 +372,21 @@ class SearchTargets:
         self.actions = np.concatenate([self.actions, np.asarray(actions, np.int64)])[-self.capacity:]
 
 
+def search_positions(search, rollout: Rollout, targets: SearchTargets, count: int, seed: int) -> np.ndarray:
+    """Search ``count`` positions of ``rollout`` (where more than one move is legal) and add the
+    searched ones to ``targets``; [searched, deviated from the policy, sum of the estimated gains]."""
+    choices = np.flatnonzero((rollout.masks != 0).sum(axis=1) > 1)
+    rng = np.random.default_rng(seed)
+    rows = np.sort(rng.choice(choices, size=min(count, len(choices)), replace=False))
+    seeds = rng.integers(0, 2**63 - 1, size=len(rows)).tolist()
+    result = search.search(rollout.observations[rows], rollout.masks[rows], seeds)
+    kept = rows[result.searched]
+    targets.add(rollout.observations[kept], rollout.masks[kept], result.actions[result.searched])
+    column = np.argmax(result.candidates == result.actions[:, None], axis=1)
+    gains = (result.values[np.arange(len(rows)), column] - result.values[:, 0])[result.searched]
+    return np.array([len(kept), int((result.actions != result.policy_actions).sum()), float(np.nansum(gains))])
+
+
 def expert_search(config: dict, model: torch.nn.Module):
     """The search the expert iteration asks: ``expert_search``'s budget, with the live network."""
     from agents.policy_search import PointsFromValue, PolicySearch, TorchPolicy, budget_from_settings
@@ -454,6 +458,9 @@ class WorkerLearning:
     def search_targets(self, count: int, seed: int) -> np.ndarray:
         return self.stations.search_targets(count, seed)
 
+    def reseeded(self) -> None:
+        """Collection was re-seeded (the processes dropped their searched targets themselves)."""
+
     def record_teacher(self, target: int, teacher: str) -> int:
         return self.stations.record_teacher(target, teacher)
 
@@ -475,8 +482,6 @@ class CentralLearning:
     send their rollouts and play with the weights it sends them."""
 
     def __init__(self, stations: Stations, model: torch.nn.Module, config, device: torch.device):
-        import copy  # noqa: PLC0415 - the deep copy of the network, only for a GPU learner
-
         self.stations = stations
         self.config = config
         self.learner = Learner(copy.deepcopy(model), config.learning_rate, None, device,
@@ -484,6 +489,9 @@ class CentralLearning:
         self.rollout: Rollout | None = None
         self.clone_data: CloneData | None = None
         self.parts: list[Rollout] = []
+        self.targets = SearchTargets(config.expert_buffer)
+        self.search_model: torch.nn.Module | None = None
+        self.search = None
 
     def load(self, model: dict, optimizer: dict | None, critic: dict | None = None) -> None:
         load_learner_state(self.learner, model, optimizer, critic)
@@ -505,9 +513,20 @@ class CentralLearning:
         return Summary(len(self.rollout), self.rollout.env_steps, self.rollout.hands)
 
     def update(self, settings: PPOSettings) -> dict:
-        stats = self.learner.ppo_update(self.rollout, settings)
+        stats = self.learner.ppo_update(self.rollout, settings, targets=self.targets)
         self.rollout = None
         return stats
+
+    def search_targets(self, count: int, seed: int) -> np.ndarray:
+        if self.search is None:  # the search plays on the CPU: a copy of the network there
+            self.search_model = copy.deepcopy(self.learner.model).cpu().eval()
+            self.search = expert_search(dataclasses.asdict(self.config), self.search_model)
+        self.search_model.load_state_dict(self.state())
+        return search_positions(self.search, self.rollout, self.targets, count, seed * 1000)
+
+    def reseeded(self) -> None:
+        """Collection was re-seeded: the targets start again, as in the collecting processes."""
+        self.targets = SearchTargets(self.targets.capacity)
 
     def record_teacher(self, target: int, teacher: str) -> int:
         self.parts.append(self.stations.collect_teacher(target, teacher))
@@ -519,7 +538,7 @@ class CentralLearning:
         returns = advantages(data.rewards, np.zeros(len(data), np.float32), data.next_index, data.done,
                              data.bootstrap, self.config.gamma, 1.0)[1]
         held = max(1, int(len(data) * holdout))
-        order = np.random.default_rng(seed).permutation(len(data))
+        order = np.random.default_rng(seed * 1000).permutation(len(data))  # as collecting process 0 splits its own
         self.clone_data = CloneData(data.observations, data.masks, data.actions, returns, np.sort(order[held:]),
                                     np.sort(order[:held]), data.hidden)
         return len(data) - held
