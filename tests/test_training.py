@@ -613,3 +613,23 @@ def test_a_central_learner_learns_what_the_collecting_process_learns(tmp_path, m
                         lambda stations, model, config, device: CentralLearning(stations, model, config, device))
     train(make_config(settings | {"run_dir": str(tmp_path / "central")}), log=lambda *_: None)
     assert _losses(tmp_path / "central") == _losses(tmp_path / "workers")
+
+
+def test_the_win_bonus_goes_to_the_winner_and_costs_the_others():
+    """win_bonus adds b to the winner's last reward of the hand and takes b / (N − 1) from each other
+    seat: the same actions, and the chains' rewards differ by exactly that (zero-sum)."""
+    from agents.registry import make_agent
+
+    def collect(bonus):
+        collector = _collector("indian", players=3, shaping=False)
+        collector.win_bonus = bonus
+        return collector.collect(2000, make_agent("rule", "indian", 3))  # the rule agent in every seat
+
+    plain, bonused = collect(0.0), collect(0.3)
+    np.testing.assert_array_equal(plain.actions, bonused.actions)
+    difference = bonused.rewards - plain.rewards
+    ends = np.flatnonzero(plain.done)
+    assert np.allclose(np.delete(difference, ends), 0.0)
+    assert set(np.round(difference[ends], 6).tolist()) <= {0.3, -0.15, 0.0}
+    decided = [h for h in plain.hands if h[3] is not None]
+    assert decided and np.isclose(difference[ends].sum(), 0.0, atol=1e-5)

@@ -92,6 +92,8 @@ class TrainConfig:
     max_grad_norm: float = _f(0.5, "gradient norm clip", low=0.0)
     target_kl: float = _f(0.03, "stop an update's epochs once the approximate KL passes this (0: never)", low=0.0)
     reward_scale: float = _f(0.01, "points to reward units (a 100-point hand is a reward of 1)", low=1e-9, high=1e3)
+    win_bonus: float = _f(0.0, "reward units the winner of a hand gets on top of its points, taken in equal shares "
+                          "from the other seats (zero-sum; 0: points alone)", low=0.0)
     critic: str = _f("observation", "what the advantages' values come from: observation (the policy's own value head) "
                      "or oracle (a critic that also sees the other hands, for training only; docs/training.md)",
                      choices=("observation", "oracle"))

@@ -127,12 +127,13 @@ class Collector:
     def __init__(self, game: str, num_players: int, num_envs: int, seed: int, model: torch.nn.Module,
                  reward_scale: float, gamma: float, shaping: bool, shaping_coef: float, backend: str = "python",
                  shaping_potential: str = "deadwood", pool: tuple | None = None, critic: torch.nn.Module | None = None,
-                 **rule_options):
+                 win_bonus: float = 0.0, **rule_options):
         self.game = game
         self.num_players = num_players
         self.venv = VectorGame(game, num_envs, num_players, seed=seed, reward_scale=reward_scale,
                                backend=backend, **rule_options)
         self.model = model
+        self.win_bonus = float(win_bonus)
         self.critic = critic
         self.hidden_hands = HiddenHands(game, num_players) if critic is not None else None
         self.gamma = gamma
@@ -188,6 +189,12 @@ class Collector:
         else:
             actions = logits.argmax(dim=-1)
         return actions.numpy(), log_p.gather(1, actions[:, None]).squeeze(1).numpy(), values.numpy()
+
+    def _bonus(self, winner: int | None, seat: int) -> float:
+        """``win_bonus`` for the hand's winner, its share taken from every other seat (zero-sum)."""
+        if not self.win_bonus or winner is None:
+            return 0.0
+        return self.win_bonus if winner == seat else -self.win_bonus / (self.num_players - 1)
 
     @torch.no_grad()
     def _critic_values(self, observations: np.ndarray, hidden: np.ndarray) -> np.ndarray:
@@ -285,7 +292,8 @@ class Collector:
                     for seat in seats:
                         previous = last[i, seat]
                         if previous >= 0:
-                            rewards[previous] += float(venv.rewards[i, seat]) - last_potential[i, seat]
+                            rewards[previous] += (float(venv.rewards[i, seat]) + self._bonus(result.winner, seat)
+                                                  - last_potential[i, seat])
                             done[previous] = True
                             last[i, seat] = -1
                     hands.append((self.opponent[i], tuple(int(s) for s in seats), result.outcome, result.winner,

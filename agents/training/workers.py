@@ -103,7 +103,7 @@ class Station:
         self.collector = Collector(c["game"], c["num_players"], c["num_envs"], seed, self.model, c["reward_scale"],
                                    c["gamma"], c["shaping"], c["shaping_coef"], backend=vector_backend(c),
                                    shaping_potential=c.get("shaping_potential", "deadwood"),
-                                   pool=self._pool(seed), critic=self.critic)
+                                   pool=self._pool(seed), critic=self.critic, win_bonus=c.get("win_bonus", 0.0))
 
     def pool_update(self, names: list[str], probs: list[float], snapshots: dict[str, dict]) -> None:
         for name, state in snapshots.items():
