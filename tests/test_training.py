@@ -15,7 +15,7 @@ from agents.base import Agent
 from agents.policy import CheckpointError, build_network, load_checkpoint
 from agents.training import trainer as trainer_module
 from agents.training.cli import main as cli_main
-from agents.training.config import ConfigError, load_yaml, make_config, vector_backend
+from agents.training.config import ConfigError, TrainConfig, load_yaml, make_config, vector_backend
 from agents.training.ppo import advantages, masked_entropy, ppo_loss
 from agents.training.rollout import Collector, Potential
 from agents.training.trainer import train
@@ -488,18 +488,24 @@ CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("*.yaml"))
 def test_every_config_file_loads_with_every_field_commented(path):
     lines = path.read_text().splitlines()
     values = load_yaml(path)
-    config = make_config(values, f"config file {path.name}")
+    config = make_config(values, f"config file {path.name}")  # every key a field, every value in range
     assert config.game in path.name
+    defaults = trainer_module.to_dict(TrainConfig())
+    same = [k for k, v in values.items() if k not in ("game", "num_players") and v == defaults[k]]
+    assert not same, f"{path.name} repeats defaults: {same}"
     for index, line in enumerate(lines):
         if line and not line.startswith("#"):
             assert lines[index - 1].startswith("# "), f"{path.name}: {line!r} has no comment"
 
 
-def test_the_configs_cover_every_game_and_a_long_run():
+def test_the_configs_cover_every_game_a_long_run_and_the_full_table():
+    from rummy_env.games import game_spec
+
     names = {p.name for p in CONFIGS}
     for game in ("indian", "basic", "romi"):
-        assert {f"{game}.yaml", f"{game}-long.yaml"} <= names
-        assert any(n.startswith(f"{game}-") and n[len(game) + 1].isdigit() for n in names)
+        largest = game_spec(game).players[1]
+        assert {f"{game}.yaml", f"{game}-long.yaml", f"{game}-{largest}p.yaml", f"{game}-{largest}p-long.yaml"} <= names
+        assert load_yaml(Path(__file__).parent.parent / "configs" / f"{game}-{largest}p-long.yaml")["num_players"] == largest
 
 
 @pytest.mark.parametrize("game", ["basic", "romi", "indian"])

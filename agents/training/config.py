@@ -53,7 +53,7 @@ class TrainConfig:
     # --- the run
     seed: int = _f(1, "seed of the deals, the networks and every sampler (same seed, same run on CPU)", low=0)
     run_dir: str = _f("", "folder of the run (TensorBoard logs, checkpoints, plots); empty: runs/GAME_Np_sSEED_TIME")
-    total_steps: int = _f(800_000, "learner decisions to train on with PPO (after cloning)", low=0)
+    total_steps: int = _f(4_000_000, "learner decisions to train on with PPO (after cloning; the learning rate anneals over them)", low=0)
     time_limit_minutes: float = _f(0.0, "stop PPO after this many minutes of wall time (0: no limit)", low=0.0)
     cpu_limit_minutes: float = _f(0.0, "stop PPO once every process of the run together has used this many CPU "
                                   "minutes, cloning included (0: no limit; 120 is one hour of 2 cores)", low=0.0)
@@ -127,11 +127,11 @@ class TrainConfig:
     pool_self_fraction: float = _f(0.2, "share of hands the learner plays against itself (all seats learn)", low=0.0, high=1.0)
     pool_rule_min: float = _f(0.4, "least share of the other hands against the rule agent", low=0.0, high=1.0)
     pool_random: bool = _f(True, "keep the random agent in the pool")
-    pool_snapshot_every: int = _f(10, "updates between snapshots of the learner added to the pool (0: none)", low=0)
+    pool_snapshot_every: int = _f(25, "updates between snapshots of the learner added to the pool (0: none)", low=0)
     pool_max_snapshots: int = _f(4, "snapshots kept (the oldest leaves first)", low=0)
     pfsp_power: float = _f(2.0, "prioritised fictitious self-play: opponent weight (1 - win rate) ** power", low=0.0)
     # --- evaluation and checkpoints
-    eval_every: int = _f(20, "updates between evaluations (0: only at the end)", low=0)
+    eval_every: int = _f(100, "updates between evaluations (0: only at the end)", low=0)
     eval_deals: int = _f(100, "duplicate deals per opponent at each evaluation (2 hands each for 2 players)", low=1)
     final_eval_deals: int = _f(300, "duplicate deals per opponent in the final evaluation", low=1)
     eval_opponents: list = _f(["panel"], "agent specs to evaluate against; panel is the game's fixed panel "
@@ -140,7 +140,7 @@ class TrainConfig:
                                 low=0)
     final_eval_search_deals: int = _f(25, "duplicate deals against the panel's search agent in the final evaluation",
                                       low=0)
-    checkpoint_every: int = _f(5, "updates between checkpoints (and on Ctrl-C)", low=1)
+    checkpoint_every: int = _f(20, "updates between checkpoints (and on Ctrl-C)", low=1)
 
 
 def fields() -> dict[str, dataclasses.Field]:
