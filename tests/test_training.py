@@ -556,38 +556,50 @@ class _PlantedSearch:
                             np.full((rows, 2), 0.5, np.float32), values, np.zeros((rows, 2)))
 
 
-def test_expert_iteration_moves_the_policy_towards_the_searched_moves(monkeypatch):
-    """The searched moves are learned: with a planted search that always prefers the highest legal
-    action, a few updates make the policy choose it far more often than before."""
+def _highest_action_log_prob_after_search_updates(monkeypatch, expert_coef: float) -> tuple[float, float]:
+    """Mean log-probability of the highest legal action on one fixed rollout, before and after six
+    updates whose searched targets (planted) always name that action."""
     from agents.training import workers
 
     monkeypatch.setattr(workers, "expert_search", lambda config, model: _PlantedSearch())
     config = make_config({"num_workers": 0, "num_envs": 16, "rollout_size": 512, "minibatch_size": 128,
                           "channels": 8, "global_size": 16, "expert_every": 1, "expert_positions": 256,
-                          "expert_coef": 5.0, "learning_rate": 3e-3, "value_warmup_updates": 0,
+                          "expert_coef": expert_coef, "learning_rate": 3e-3, "value_warmup_updates": 0,
                           "pool_self_fraction": 1.0, "shaping": False})
+    torch.manual_seed(0)
     station = workers.Station(trainer_module.to_dict(config), trainer_module.model_config(config), 0)
     station.reseed(1)
-
-    def highest_share(rollout) -> float:
-        with torch.no_grad():
-            logits, _ = station.model(torch.from_numpy(rollout.observations), torch.from_numpy(rollout.masks))
-        highest = np.array([np.flatnonzero(m)[-1] for m in rollout.masks])
-        choice = (rollout.masks != 0).sum(axis=1) > 1
-        return float((logits.argmax(dim=1).numpy() == highest)[choice].mean())
-
     station.collect(512)
-    before = highest_share(station.rollout)
+    observations = torch.from_numpy(station.rollout.observations.copy())
+    masks = torch.from_numpy(station.rollout.masks.copy())
+    highest = torch.tensor([int(np.flatnonzero(m)[-1]) for m in station.rollout.masks])
+    choice = (masks != 0).sum(dim=1) > 1
+
+    def highest_log_prob() -> float:
+        with torch.no_grad():
+            logits, _ = station.model(observations, masks)
+        chosen = torch.log_softmax(logits, dim=1).gather(1, highest[:, None])[:, 0]
+        return float(chosen[choice].mean())
+
+    before = highest_log_prob()
     for update in range(6):
         if update:
             station.collect(512)
         found = station.search_targets(256, update)
         assert found[0] > 0 and len(station.targets) <= config.expert_buffer
         stats = station.update(trainer_module.ppo_settings(config, update, 100))
-        assert stats["expert_loss"] > 0
-    station.collect(512)
-    after = highest_share(station.rollout)
-    assert after > before + 0.3, (before, after)
+        assert (stats["expert_loss"] > 0) == (expert_coef > 0)
+    return before, highest_log_prob()
+
+
+def test_expert_iteration_moves_the_policy_towards_the_searched_moves(monkeypatch):
+    """The searched moves are learned: with a planted search that always prefers the highest legal
+    action, six updates raise that action's log-probability far more than the same updates without
+    the searched targets (expert_coef 0) do."""
+    before, after = _highest_action_log_prob_after_search_updates(monkeypatch, expert_coef=5.0)
+    control_before, control_after = _highest_action_log_prob_after_search_updates(monkeypatch, expert_coef=0.0)
+    assert before == pytest.approx(control_before)
+    assert after - before > (control_after - control_before) + 0.2, (before, after, control_before, control_after)
 
 
 def test_search_targets_keep_the_newest():

@@ -34,7 +34,6 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..render import GAME_TITLES
 from ..ruleset import GAMES, game_spec, make_ruleset
 from .errors import WebError
 from .opponents import AgentSource
@@ -129,7 +128,7 @@ def _meta(defaults: TableDefaults, source: AgentSource) -> dict:
     for name in GAMES:
         spec = game_spec(name)
         sizes = range(spec.players[0], spec.players[1] + 1)
-        games[name] = {"title": GAME_TITLES[name], "players": list(spec.players), "options": dict(spec.options),
+        games[name] = {"title": spec.title, "players": list(spec.players), "options": dict(spec.options),
                        "agents": {n: source.offered(name, n) for n in sizes},
                        "table_melds": spec.table_melds, "declares": spec.declares, "cut_card": spec.cut_card}
     return {"games": games, "cards": card_faces(), "seat": SEAT,

@@ -22,7 +22,6 @@ from ..encoding import EncodingError, ObservationEncoder, action_layout, action_
 from ..game import DRAW, MOVE_NAMES, PLACE_JOKER_LOW, IllegalMoveError, Move
 from ..match import Match
 from ..play import CommandError, command_text, parse_command
-from ..render import GAME_TITLES
 from ..ruleset import RuleSet
 from .errors import WebError
 from .view import revealed, seat_view
@@ -84,7 +83,7 @@ class WebGame:
         rules = self.rules
         match = self.match
         return {
-            "game": rules.game, "title": GAME_TITLES[rules.game], "players": rules.num_players,
+            "game": rules.game, "title": rules.spec.title, "players": rules.num_players,
             "options": rules.options, "seed": self.seed, "seat": SEAT,
             "names": [self.names[p] for p in range(rules.num_players)],
             "specs": [self.specs.get(p) for p in range(rules.num_players)], "hint_by": self.hint_spec,
