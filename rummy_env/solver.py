@@ -705,8 +705,18 @@ def _bytes(counts: Sequence[int]) -> bytes:
 
 def indian_penalty(counts: Sequence[int], wild_rank: int | None = None) -> int:
     """What an Indian hand pays (I7): its deadwood if it has both lives, else all its cards."""
-    g = _GAMES.get(("indian", wild_rank)) or _game("indian", wild_rank)
     b = _bytes(counts)
+    if _compiled is not None:  # one call: the checks, the quick answers and the search
+        got = _compiled.value(b, _compiled.rules("indian", wild_rank), LIVES, 2, 255, INF)
+        if got >= 0:
+            return got
+    return _python_penalty(b, wild_rank)
+
+
+def _python_penalty(b: bytes, wild_rank: int | None) -> int:
+    """``indian_penalty`` by this module's search (the reference, and where the compiled one
+    does not fit or refuses: the checks here name what is wrong)."""
+    g = _GAMES.get(("indian", wild_rank)) or _game("indian", wild_rank)
     known = g.summaries
     k0, k1, k2, k3 = b[0:13], b[13:26], b[26:39], b[39:52]
     s0 = known.get(k0) or g.summary(k0)
@@ -724,17 +734,23 @@ def indian_penalty(counts: Sequence[int], wild_rank: int | None = None) -> int:
         and not (s0[3] | s1[3] | s2[3] | s3[3]) & g.wild_bit
     ):
         return total  # no joker, no wild card and one pure run: no second life
-    if _compiled is not None:  # the summaries have checked the counts
-        got, _ = _compiled.solve(_np.frombuffer(b, _np.uint8), _compiled.rules("indian", wild_rank), LIVES, total)
-        if got >= 0:
-            return got
     return g.solve(b[:NUM_NATURAL], b[JOKER], LIVES, False, total, (s0, s1, s2, s3))
 
 
 def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None) -> int:
     """Least value left outside melds (B5, R7 scoring; for Indian, without the lives rule)."""
-    g = _GAMES.get((game, wild_rank)) or _game(game, wild_rank)
     b = _bytes(counts)
+    if _compiled is not None:  # one call: the checks, the quick answers and the search
+        fast = _compiled.rules(game, wild_rank)
+        got = _compiled.value(b, fast, FREE, 2, fast.max_jokers, INF)
+        if got >= 0:
+            return got
+    return _python_deadwood(b, game, wild_rank)
+
+
+def _python_deadwood(b: bytes, game: str, wild_rank: int | None) -> int:
+    """``min_deadwood`` by this module's search (see ``_python_penalty``)."""
+    g = _GAMES.get((game, wild_rank)) or _game(game, wild_rank)
     if g.cap == 0 and b[JOKER]:
         raise ValueError(f"{game!r} has no jokers")
     known = g.summaries
@@ -750,10 +766,6 @@ def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None)
         and not (m0 | m1 | m2 | m3) & g.wild_bit
     ):
         return s0[0] + s1[0] + s2[0] + s3[0]  # no run, no set, no joker: nothing melds
-    if _compiled is not None:  # the summaries have checked the counts
-        got, _ = _compiled.solve(_np.frombuffer(b, _np.uint8), _compiled.rules(game, wild_rank), FREE)
-        if got >= 0:
-            return got
     return g.solve(b[:NUM_NATURAL], b[JOKER], FREE, False, INF, (s0, s1, s2, s3))
 
 
