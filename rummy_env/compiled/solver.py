@@ -493,6 +493,33 @@ def _combine(h0, h1, h2, h3, budget, lives, bound, E, cls_sum, pick):
 
 
 @njit(cache=True)
+def _sort(keys, n):
+    """Sort ``keys[:n]`` in place (a heap sort: no allocation, and n may be large)."""
+    if n < 2:
+        return
+    for start in range(n // 2 - 1, -1, -1):
+        _sift(keys, start, n)
+    for end in range(n - 1, 0, -1):
+        keys[0], keys[end] = keys[end], keys[0]
+        _sift(keys, 0, end)
+
+
+@njit(cache=True, inline="always")
+def _sift(keys, root, n):
+    """Move ``keys[root]`` down the max-heap ``keys[:n]`` to its place."""
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and keys[child + 1] > keys[child]:
+            child += 1
+        if keys[root] >= keys[child]:
+            return
+        keys[root], keys[child] = keys[child], keys[root]
+        root = child
+
+
+@njit(cache=True)
 def _search(nat, printed, mode, limit, params, rank_values, tables, state, scratch, memo, pmemo, pick, sets_out):
     """``_Game.search`` (no extras, traced): the least deadwood (``FREE``) or the least with both
     lives (``LIVES``), or ``limit`` when nothing is lower. ``pick`` gets the four suits' entries
@@ -500,14 +527,15 @@ def _search(nat, printed, mode, limit, params, rank_values, tables, state, scrat
     (deadwood, number of sets), or (OVERFLOW, 0)."""
     cls_add, cls_ge, cls_sum, sc_start, sc_data = tables
     E, T, top = state
-    cpos, cg, stk, dfs, tmp, keys, leaves, leaves2, lsets, ranked_low, ranked_h = scratch
+    cpos, cg, stk, dfs, tmp, keys, leaves, leaves2, lsets, ranked_low, ranked_h, per_suit = scratch
     wild = params[P_WILD]
     wild_bit = params[P_WILD_BIT]
     cap = params[P_CAP]
-    pk = np.zeros(4, np.int64)
-    masks = np.zeros(4, np.int64)
-    cards = np.zeros(4, np.int64)
+    pk, masks, cards, hs, trial = per_suit[0], per_suit[1], per_suit[2], per_suit[3], per_suit[4]
     for s in range(4):
+        pk[s] = 0
+        masks[s] = 0
+        cards[s] = 0
         for r in range(13):
             n = np.int64(nat[13 * s + r])
             pk[s] |= n << 2 * r
@@ -528,7 +556,6 @@ def _search(nat, printed, mode, limit, params, rank_values, tables, state, scrat
     for s in range(4):
         pick[s] = -1
     if not cand:
-        hs = np.empty(4, np.int64)
         for s in range(4):
             budget = _room(jokers, cards[s])
             hs[s] = _find(pmemo, (pk[s] << 7) | params[P_KEY] | budget)  # ``_profile``'s memo, looked up here:
@@ -598,14 +625,15 @@ def _search(nat, printed, mode, limit, params, rank_values, tables, state, scrat
                 return OVERFLOW, 0
             ranked_h[li, s] = h
             low += E[h >> 16, 2]
-        ranked_low[li] = low if low < best else INF + 1
-    order = np.argsort(ranked_low[:nl], kind="mergesort")
-    trial = np.empty(4, np.int64)
+        if low < best:
+            ranked_low[nr] = (low << 20) | li  # unique keys, sorted in the reference's stable order
+            nr += 1
+    _sort(ranked_low, nr)
     best_leaf = -1
-    for oi in range(nl):
-        li = order[oi]
-        if ranked_low[li] >= best:
+    for oi in range(nr):
+        if ranked_low[oi] >> 20 >= best:
             break
+        li = ranked_low[oi] & 0xFFFFF
         got, found = _combine(ranked_h[li, 0], ranked_h[li, 1], ranked_h[li, 2], ranked_h[li, 3],
                               printed - leaves[li, 0], lives, best, E, cls_sum, trial)
         if found:
@@ -788,6 +816,7 @@ _WORK_LAYOUT = (  # (width, rows) of each workspace array, in the order ``_carve
     (6, _WIDE), (1, _WIDE),  # profile entries before the Pareto cut, their sort keys
     (6, _SCRATCH), (6, _SCRATCH), (3, _WIDE),  # leaves (ways to take sets out), twice, and their sets
     (1, _SCRATCH), (4, _SCRATCH),  # the leaves' lower bounds and suit profiles
+    (4, 8),  # per suit: cards (two bits a rank), rank mask, count, profile, chosen entry
     (1, 4), (2, 64), (16, 64), (1, 64), (1, 53),  # out: picked entries, sets, melds, meld lengths, deadwood
     (1, 2 * MEMO_SLOTS + 1), (1, 2 * PROFILE_SLOTS + 1),  # the two memo tables
     (1, 53),  # the hand being solved, as int64 counts
@@ -854,12 +883,12 @@ def _carve(work):
                _rows(a, b[4] + 6 * s[7][0], s[7][1] - s[7][0], 6), _span(a, b[0] + s[8][0], b[0] + s[8][1]),
                _rows(a, b[4] + 6 * s[9][0], s[9][1] - s[9][0], 6), _rows(a, b[4] + 6 * s[10][0], s[10][1] - s[10][0], 6),
                _rows(a, b[2] + 3 * s[11][0], s[11][1] - s[11][0], 3), _span(a, b[0] + s[12][0], b[0] + s[12][1]),
-               _rows(a, b[3] + 4 * s[13][0], s[13][1] - s[13][0], 4))
-    out = (_span(a, b[0] + s[14][0], b[0] + s[14][1]), _rows(a, b[1] + 2 * s[15][0], s[15][1] - s[15][0], 2),
-           _rows(a, b[5] + 16 * s[16][0], s[16][1] - s[16][0], 16), _span(a, b[0] + s[17][0], b[0] + s[17][1]),
-           _span(a, b[0] + s[18][0], b[0] + s[18][1]))
-    return (state, scratch, out, _span(a, b[0] + s[19][0], b[0] + s[19][1]), _span(a, b[0] + s[20][0], b[0] + s[20][1]),
-            _span(a, b[0] + s[21][0], b[0] + s[21][1]))
+               _rows(a, b[3] + 4 * s[13][0], s[13][1] - s[13][0], 4), _rows(a, b[3] + 4 * s[14][0], 8, 4))
+    out = (_span(a, b[0] + s[15][0], b[0] + s[15][1]), _rows(a, b[1] + 2 * s[16][0], s[16][1] - s[16][0], 2),
+           _rows(a, b[5] + 16 * s[17][0], s[17][1] - s[17][0], 16), _span(a, b[0] + s[18][0], b[0] + s[18][1]),
+           _span(a, b[0] + s[19][0], b[0] + s[19][1]))
+    return (state, scratch, out, _span(a, b[0] + s[20][0], b[0] + s[20][1]), _span(a, b[0] + s[21][0], b[0] + s[21][1]),
+            _span(a, b[0] + s[22][0], b[0] + s[22][1]))
 
 
 def _python_views(work: np.ndarray) -> list[np.ndarray]:
@@ -922,7 +951,7 @@ def _hand_value(nat, mode, params, rank_values, tables, state, scratch, memo, pm
     pure = 0
     two = False
     wild_held = False
-    masks = np.zeros(4, np.int64)
+    masks = scratch[-1][1]
     for s in range(4):
         mask = 0
         doubles = 0
@@ -1010,8 +1039,8 @@ class _Workspace:
     def __init__(self) -> None:
         self.buffer = np.zeros(_BLOCKS[-1], np.int64)
         views = _python_views(self.buffer)
-        self.state, self.scratch, self.out = tuple(views[0:3]), tuple(views[3:14]), tuple(views[14:19])
-        self.memo, self.pmemo = views[19], views[20]
+        self.state, self.scratch, self.out = tuple(views[0:3]), tuple(views[3:15]), tuple(views[15:20])
+        self.memo, self.pmemo = views[20], views[21]
         self.clear()
 
     def clear(self) -> None:
