@@ -151,6 +151,13 @@ def hand_penalty(game: str, cards: str | Iterable[str] | np.ndarray, wild_rank: 
     """
     if game not in _VALUES:
         _check_game(game)
+    if game == "indian" and type(cards) is np.ndarray and (wild_rank is None or type(wild_rank) is str
+                                                           and wild_rank in _WILD_RANKS):
+        # a count array within the deck's bounds, in one compiled call; else the checks below name what is wrong
+        got = solver.indian_penalty_within(cards, _WILD_RANKS.get(wild_rank), _COPIES[game], _MAX_JOKERS[game],
+                                           MAX_INDIAN_HAND)
+        if got is not None:
+            return got
     counts = _counts(game, cards)
     wild = _wild(game, wild_rank)
     if game == "indian":

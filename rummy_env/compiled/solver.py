@@ -1097,6 +1097,17 @@ def rules(game: str, wild_rank: int | None):
     return got
 
 
+def wild_banks(game: str) -> np.ndarray:
+    """The banks of ``game`` without a wild rank and with each wild rank 0..12, one a row."""
+    got = _WILD_BANKS.get(game)
+    if got is None:
+        got = _WILD_BANKS[game] = np.stack([rules(game, w).bank for w in (None, *range(13))])
+    return got
+
+
+_WILD_BANKS: dict = {}
+
+
 def clear_caches() -> None:
     """Forget every memoised profile (answers do not change)."""
     if _WORK is not None:
