@@ -37,9 +37,10 @@ EVEN_BITS = sum(1 << 2 * r for r in range(13))
 JOKER = 52
 
 # params: the game's rules as small ints
-P_CAP, P_ACE, P_LIVES, P_WILD, P_WILD_BIT, P_KEY = range(6)
+P_CAP, P_ACE, P_LIVES, P_WILD, P_WILD_BIT, P_KEY, P_PLAIN_KEY = range(7)
 """``params`` indices: joker cap per meld (-1: any), ace high, lives classes, wild rank (-1: none),
-its bit, and the memo key base (the rules' id above bit 40: one memo serves every rule set)."""
+its bit, and the memo key base (the rules' id above bit 40: one memo serves every rule set), and
+that of the same rules without a wild rank (``_memo_key``)."""
 # modes of the whole-hand search
 FREE, LIVES = 0, 1
 NO_NODE = -2  # a scratch entry that adds no run to its parent's trace
@@ -182,7 +183,8 @@ def _run_cands(present, r, jmax, ace_high, cpos, cg, stk):
 
 
 # Memo tables: open addressing in one int64 array, (key, value) pairs then the count of keys
-# held; an empty slot's key is -1. Keys and values are never negative.
+# held; an empty slot's key is 0 (a fresh buffer's zeros). Keys are positive (rule-set ids start
+# at 1, above bit 40), values never negative.
 
 
 @njit(cache=True, inline="always")
@@ -203,7 +205,7 @@ def _find(table, key):
         k = table[2 * i]
         if k == key:
             return table[2 * i + 1]
-        if k < 0:
+        if k == 0:
             return -1
         i = (i + 1) & (size - 1)
 
@@ -218,7 +220,7 @@ def _store(table, key, value):
         if k == key:
             table[2 * i + 1] = value
             return True
-        if k < 0:
+        if k == 0:
             if table[2 * size] >= size >> 1:
                 return False
             table[2 * i] = key
@@ -226,6 +228,16 @@ def _store(table, key, value):
             table[2 * size] += 1
             return True
         i = (i + 1) & (size - 1)
+
+
+@njit(cache=True, inline="always")
+def _memo_key(cards, budget, params):
+    """The memo key of one suit's ``cards`` (two bits a rank) with ``budget``: cards holding no
+    card of the wild rank have the same answers as without a wild rank (the reference's
+    ``_Game.plain``), so they share the plain rules' key."""
+    wild = params[P_WILD]
+    base = params[P_KEY] if wild >= 0 and (cards >> 2 * wild) & 3 else params[P_PLAIN_KEY]
+    return (cards << 7) | base | budget
 
 
 @njit(cache=True)
@@ -297,12 +309,11 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
     ace_high = params[P_ACE] == 1
     lives = params[P_LIVES] == 1
     wild = params[P_WILD]
-    kb = params[P_KEY] | budget
     dfs[0] = st0
     sp = 1
     while sp > 0:
         st = dfs[sp - 1]
-        key = (st << 7) | kb
+        key = _memo_key(st, budget, params)
         if _find(memo, key) >= 0:
             sp -= 1
             continue
@@ -327,7 +338,7 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
         missing = False
         if r != wild:
             child = st - (1 << 2 * r)
-            if _find(memo, (child << 7) | kb) < 0:
+            if _find(memo, _memo_key(child, budget, params)) < 0:
                 if sp >= dfs.shape[0]:
                     return OVERFLOW
                 dfs[sp] = child
@@ -335,7 +346,7 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
                 missing = True
         for i in range(n):
             child = st - _removed(cpos[i])
-            if _find(memo, (child << 7) | kb) < 0:
+            if _find(memo, _memo_key(child, budget, params)) < 0:
                 if sp >= dfs.shape[0]:
                     return OVERFLOW
                 dfs[sp] = child
@@ -346,7 +357,7 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
         m = 0
         mcap = tmp.shape[0]
         if r != wild:
-            h = _find(memo, ((st - (1 << 2 * r)) << 7) | kb)
+            h = _find(memo, _memo_key(st - (1 << 2 * r), budget, params))
             v = rank_values[r]
             for j in range(h >> 16, (h >> 16) + (h & 0xFFFF)):
                 if m >= mcap:
@@ -362,7 +373,7 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
             g = cg[i]
             rc = (3 if g == 0 else 1) if lives else 0
             room = budget - g
-            h = _find(memo, ((st - _removed(cpos[i])) << 7) | kb)
+            h = _find(memo, _memo_key(st - _removed(cpos[i]), budget, params))
             for j in range(h >> 16, (h >> 16) + (h & 0xFFFF)):
                 if E[j, 1] <= room:
                     if m >= mcap:
@@ -378,14 +389,14 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
         if h < 0 or not _store(memo, key, h):
             return OVERFLOW
         sp -= 1
-    return _find(memo, (st0 << 7) | kb)
+    return _find(memo, _memo_key(st0, budget, params))
 
 
 @njit(cache=True)
 def _profile(packed, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, pmemo, cpos, cg, stk, dfs, tmp,
              keys):
     """``_Game.profile`` (without extras): dead cards out first, then the suit search."""
-    pkey = (packed << 7) | params[P_KEY] | budget
+    pkey = _memo_key(packed, budget, params)
     known = _find(pmemo, pkey)
     if known >= 0:
         return known
@@ -558,7 +569,7 @@ def _search(nat, printed, mode, limit, params, rank_values, tables, state, scrat
     if not cand:
         for s in range(4):
             budget = _room(jokers, cards[s])
-            hs[s] = _find(pmemo, (pk[s] << 7) | params[P_KEY] | budget)  # ``_profile``'s memo, looked up here:
+            hs[s] = _find(pmemo, _memo_key(pk[s], budget, params))  # ``_profile``'s memo, looked up here:
             if hs[s] < 0:  # a call passing arrays costs more than the lookup
                 hs[s] = _profile(pk[s], budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, pmemo, cpos,
                                  cg, stk, dfs, tmp, keys)
@@ -617,7 +628,7 @@ def _search(nat, printed, mode, limit, params, rank_values, tables, state, scrat
         for s in range(4):
             left = pk[s] - leaves[li, 1 + s]
             budget = _room(room, _cards(left))
-            h = _find(pmemo, (left << 7) | params[P_KEY] | budget)
+            h = _find(pmemo, _memo_key(left, budget, params))
             if h < 0:
                 h = _profile(left, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, pmemo, cpos, cg,
                              stk, dfs, tmp, keys)
@@ -762,10 +773,8 @@ def _lay_out(nat, printed, wild, pick, sets_out, nsets, witness_start, witness, 
 
 @njit(cache=True)
 def _clear(memo, pmemo, top):
-    memo[:] = -1
-    memo[-1] = 0
-    pmemo[:] = -1
-    pmemo[-1] = 0
+    memo[:] = 0
+    pmemo[:] = 0
     top[0] = 0
     top[1] = 0
 
@@ -801,12 +810,12 @@ def _solve(nat, mode, limit, lay, params, rank_values, tables, state, scratch, m
 # a rule set's tables as one flat array each and cut them into views here (``_carve``,
 # ``_carve_rules``); a call then costs about as much as one with three small arrays.
 
-_ENTRIES = 1 << 18
+_ENTRIES = 1 << 20
 _SCRATCH = 1 << 14
 _WIDE = 1 << 16
-MEMO_SLOTS = 1 << 19
+MEMO_SLOTS = 1 << 20
 """Slots of the suit-search memo (cards and budget -> profile); it is cleared when half full."""
-PROFILE_SLOTS = 1 << 18
+PROFILE_SLOTS = 1 << 19
 """Slots of the profile memo (a suit's cards and budget -> profile)."""
 
 _WORK_LAYOUT = (  # (width, rows) of each workspace array, in the order ``_carve`` returns them
@@ -909,7 +918,7 @@ def _carve_rules(bank):
     at = bank[_BANK_AT:_BANK_TABLES]
     tables = (_rows(a, at[0], 5, 5), _rows(a, at[1], 5, 5), _span(a, at[2], at[3]), _span(a, at[3], at[4]),
               _rows(a, at[4], (at[5] - at[4]) // 6, 6), _span(a, at[5], at[6]), _rows(a, at[6], (at[7] - at[6]) // 2, 2))
-    return _span(a, _BANK_PARAMS, _BANK_PARAMS + 6), _span(a, _BANK_VALUES, _BANK_AT), tables
+    return _span(a, _BANK_PARAMS, _BANK_PARAMS + 7), _span(a, _BANK_VALUES, _BANK_AT), tables
 
 
 def _python_rule_views(bank: np.ndarray) -> tuple:
@@ -917,7 +926,7 @@ def _python_rule_views(bank: np.ndarray) -> tuple:
     at = bank[_BANK_AT:_BANK_TABLES]
     tables = (bank[at[0]:at[1]].reshape(5, 5), bank[at[1]:at[2]].reshape(5, 5), bank[at[2]:at[3]], bank[at[3]:at[4]],
               bank[at[4]:at[5]].reshape(-1, 6), bank[at[5]:at[6]], bank[at[6]:at[7]].reshape(-1, 2))
-    return bank[_BANK_PARAMS:_BANK_PARAMS + 6], bank[_BANK_VALUES:_BANK_AT], tables
+    return bank[_BANK_PARAMS:_BANK_PARAMS + 7], bank[_BANK_VALUES:_BANK_AT], tables
 
 
 BAD = -3
@@ -1041,7 +1050,6 @@ class _Workspace:
         views = _python_views(self.buffer)
         self.state, self.scratch, self.out = tuple(views[0:3]), tuple(views[3:15]), tuple(views[15:20])
         self.memo, self.pmemo = views[20], views[21]
-        self.clear()
 
     def clear(self) -> None:
         _clear(self.memo, self.pmemo, self.state[2])
@@ -1051,11 +1059,13 @@ class _Rules:
     """One rule set's tables for the compiled search (built from the reference's ``_Game``): one
     bank, and views of it (``params``, ``rank_values``, ``tables``)."""
 
-    def __init__(self, ident: int, g) -> None:
+    def __init__(self, ident: int, g, plain: _Rules | None = None) -> None:
         from .. import solver as ref
 
         wild = -1 if g.wild is None else g.wild
-        params = [-1 if g.cap is None else g.cap, int(g.ace_high), int(g.lives), wild, g.wild_bit, ident << 40]
+        plain_key = (ident if plain is None else plain.ident) << 40
+        params = [-1 if g.cap is None else g.cap, int(g.ace_high), int(g.lives), wild, g.wild_bit, ident << 40, plain_key]
+        self.ident = ident
         set_rows = [row for choices in g.set_choices for row in choices]
         set_starts = list(itertools.accumulate((len(c) for c in g.set_choices), initial=0))
         witness_rows = [pair for split in g.set_witness for pair in split]
@@ -1075,7 +1085,7 @@ class _Rules:
 
 _WORK: _Workspace | None = None
 _RULES: dict = {}
-_IDENTS = itertools.count()
+_IDENTS = itertools.count(1)
 """Rule-set ids for the memo keys: never reused, so tables still held elsewhere never share keys."""
 
 
@@ -1092,8 +1102,9 @@ def rules(game: str, wild_rank: int | None):
     if got is None:
         from .. import solver as ref
 
-        got = _RULES[(game, wild_rank)] = _Rules(next(_IDENTS), ref._GAMES.get((game, wild_rank))
-                                                 or ref._game(game, wild_rank))
+        g = ref._GAMES.get((game, wild_rank)) or ref._game(game, wild_rank)  # refuses what the reference refuses
+        plain = None if wild_rank is None else rules(game, None)
+        got = _RULES[(game, wild_rank)] = _Rules(next(_IDENTS), g, plain)
     return got
 
 
