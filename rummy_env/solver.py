@@ -36,12 +36,15 @@ How a hand is solved, and why each shortcut is exact:
   one natural card out, which exists exactly when some discard declares; only then is each
   discard tried.
 
-**Compiled or Python.** ``min_deadwood``, ``best_arrangement``, ``min_loose_cards`` (the römi
-going-out bound, R4) and the search behind ``indian_penalty`` run compiled (numba, ``rummy_env.compiled.solver``) by default: the same search
-step for step, so the same penalties *and* the same arrangements (``tests/test_compiled_solver.py``
-runs both in lockstep). ``use_compiled(False)``, or ``RUMMY_COMPILED=0`` in the environment before
-the first import, selects this module's Python search, which stays the reference. The quick
-answers (no pure run, nothing that melds) and the declarations (``can_declare``,
+**Compiled or Python.** ``indian_penalty``, ``min_deadwood``, ``hand_penalties`` (many hands in
+one call), ``best_arrangement`` and ``min_loose_cards`` (the römi going-out bound, R4) run
+compiled (numba, ``rummy_env.compiled.solver``) by default: the same search step for step, so
+the same penalties *and* the same arrangements (``tests/test_compiled_solver.py`` runs both in
+lockstep). A penalty is one call into compiled code, the checks and quick answers (no pure run,
+nothing that melds) included; a count the compiled checks refuse, or a hand too large for its
+scratch arrays, goes to the Python path, whose checks name what is wrong. ``use_compiled(False)``,
+or ``RUMMY_COMPILED=0`` in the environment before the first import, selects this module's
+Python search, which stays the reference. The declarations (``can_declare``,
 ``declare_discards``) are Python either way.
 """
 
@@ -651,10 +654,8 @@ _compiled = None
 
 def use_compiled(on: bool = True) -> bool:
     """Select the compiled (numba) search for ``indian_penalty``, ``min_deadwood``,
-    ``best_arrangement`` and ``min_loose_cards`` (``on``), or this module's Python search, the
-    reference (not ``on``).
-    The quick answers (no pure run, nothing that melds) stay in Python either way: they read
-    memoised suit summaries, quicker than a call into compiled code.
+    ``hand_penalties``, ``best_arrangement`` and ``min_loose_cards`` (``on``), or this module's
+    Python search, the reference (not ``on``).
 
     Both give the same answers, arrangements included (``tests/test_compiled_solver.py``). The
     default is the compiled search; setting the environment variable ``RUMMY_COMPILED=0`` before

@@ -3,11 +3,12 @@
 ``rummy_env.solver`` is the reference; this module runs its search step for step (the same
 candidates in the same order, the same stable Pareto sort, the same first-found tie-breaks), so
 that it returns the same *arrangement* as the reference, not only the same penalty:
-``tests/test_compiled_solver.py`` checks both in lockstep on random hands of every game and wild
-rank. Covered: the free search (least deadwood: ``min_deadwood``, ``best_arrangement``, and
-``min_loose_cards``, the römi going-out bound of R4, under the ``"count"`` rules) and the lives
-search (Indian penalty, I5, I7). Declarations (``can_declare``, ``declare_discards``) stay in
-Python.
+``tests/test_compiled_solver.py`` checks both in lockstep on random, structured and Hypothesis
+hands of every game and wild rank. Covered: the free search (least deadwood: ``min_deadwood``,
+``best_arrangement``, and ``min_loose_cards``, the römi going-out bound of R4, under the
+``"count"`` rules), the lives search (Indian penalty, I5, I7), and whole hands with their quick
+answers, one (``value``) or a batch (``values``, behind ``solver.hand_penalties``). Declarations
+(``can_declare``, ``declare_discards``) stay in Python.
 
 How the search is laid out without Python objects:
 
@@ -15,9 +16,16 @@ How the search is laid out without Python objects:
   a profile being a (start, length) range of it, stored as ``start << 16 | length``;
 * the runs an entry holds are a linked list in a trace arena (parent, positions as a 14-bit mask,
   jokers); a node with positions -1 marks wild cards played as jokers (I2);
-* memo tables (numba typed dicts) map (cards, joker budget) to a profile, as the reference's
-  caches do; they and the arenas persist across calls and are cleared when the arenas fill;
+* memo tables (open addressing in int64 arrays) map (cards, joker budget, rule set) to a
+  profile, as the reference's caches do; suits holding no wild-rank card share the plain rules'
+  entries, as the reference's do; the tables and the arenas persist across calls and are cleared
+  when the arenas are three quarters full or a table half full;
 * the reference's recursion over a suit's cards is an explicit stack.
+
+Why it is fast: a hand costs one call from Python, with three arrays (the hand, its rule set's
+tables as one bank, the workspace as one buffer) cut into views inside; the views carry no
+reference counts (``_carve``); nothing is allocated per hand; and the hot loop over the ways to
+take sets out reads the profile memo itself rather than calling with a dozen arrays.
 
 A call that would overflow a scratch array reports it (-2); the caller clears the memo and
 retries, and falls back to the reference if it still does not fit (very large hands only).
