@@ -708,8 +708,7 @@ def _bytes(counts: Sequence[int]) -> bytes:
 def indian_penalty(counts: Sequence[int], wild_rank: int | None = None) -> int:
     """What an Indian hand pays (I7): its deadwood if it has both lives, else all its cards."""
     if _compiled is not None:  # one call: the checks, the quick answers and the search
-        hand = counts if type(counts) is _np.ndarray and counts.dtype in _INT_DTYPES else _bytes(counts)
-        got = _compiled.value(hand, _compiled.rules("indian", wild_rank), LIVES, 2, 255, INF)
+        got = _compiled.value(_kernel_hand(counts), _compiled.rules("indian", wild_rank), LIVES, 2, 255, INF)
         if got >= 0:
             return got
     return _python_penalty(_bytes(counts), wild_rank)
@@ -725,6 +724,14 @@ def indian_penalty_within(counts: _np.ndarray, wild_rank: int | None, copies: in
         return None
     got = _compiled.value(counts, _compiled.rules("indian", wild_rank), LIVES, copies, jokers, cards)
     return got if got >= 0 else None
+
+
+def _kernel_hand(counts: Sequence[int]):
+    """The counts as the compiled search reads them: an integer array of 53 as it is, else bytes
+    (``_bytes``, which checks the length; the kernels read 53 counts unchecked)."""
+    if type(counts) is _np.ndarray and counts.dtype in _INT_DTYPES and counts.shape == (NUM_TYPES,):
+        return counts
+    return _bytes(counts)
 
 
 def _python_penalty(b: bytes, wild_rank: int | None) -> int:
@@ -754,9 +761,8 @@ def _python_penalty(b: bytes, wild_rank: int | None) -> int:
 def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None) -> int:
     """Least value left outside melds (B5, R7 scoring; for Indian, without the lives rule)."""
     if _compiled is not None:  # one call: the checks, the quick answers and the search
-        hand = counts if type(counts) is _np.ndarray and counts.dtype in _INT_DTYPES else _bytes(counts)
         fast = _compiled.rules(game, wild_rank)
-        got = _compiled.value(hand, fast, FREE, 2, fast.max_jokers, INF)
+        got = _compiled.value(_kernel_hand(counts), fast, FREE, 2, fast.max_jokers, INF)
         if got >= 0:
             return got
     return _python_deadwood(_bytes(counts), game, wild_rank)

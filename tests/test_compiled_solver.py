@@ -414,8 +414,23 @@ def test_count_arrays_go_to_the_compiled_search_as_they_are_and_are_refused_as_b
         assert solver.min_deadwood(row.astype(np.int32), "romi") == reference_penalties("romi", row[None])[0]
     with pytest.raises(ValueError, match="0..255"):
         solver.indian_penalty(np.array([-1] + [0] * 52))
+    for short in (np.zeros(52, np.int64), np.zeros(52, np.uint8)):  # never read past the end
+        with pytest.raises(ValueError, match="53 entries"):
+            solver.indian_penalty(short)
+        with pytest.raises(ValueError, match="53 entries"):
+            solver.min_deadwood(short, "romi")
+    assert rules_hand_penalty_refuses(np.zeros(52, np.float32))
     with pytest.raises(ValueError, match="at most twice"):
         solver.indian_penalty(np.array([3] + [0] * 52, np.uint8))
+
+
+def rules_hand_penalty_refuses(counts) -> bool:
+    from rummy_env import rules
+    from rummy_env.cards import CardError
+
+    with pytest.raises(CardError, match="shape"):
+        rules.hand_penalty("indian", counts)
+    return solver.indian_penalty_within(counts, None, 2, 8, 14) is None
 
 
 # ------------------------------------------------------------------ the compiled module's parts
