@@ -144,6 +144,13 @@ def hand_penalty(game: str, cards: str | Iterable[str] | np.ndarray, wild_rank: 
     """
     rules = (_RULES.get(game) if isinstance(game, str) else None) or _rules_of(game)
     spec = rules.spec
+    if spec.lives and type(cards) is np.ndarray and (wild_rank is None or type(wild_rank) is str
+                                                     and wild_rank in _WILD_RANKS):
+        # a count array within the deck's bounds, in one compiled call; else the checks below name what is wrong
+        got = solver.indian_penalty_within(cards, _WILD_RANKS.get(wild_rank), spec.decks,
+                                           spec.most_printed_jokers, MAX_INDIAN_HAND)
+        if got is not None:
+            return got
     counts = _counts(spec, cards)
     wild = _wild(spec, wild_rank)
     if spec.lives:

@@ -36,12 +36,15 @@ How a hand is solved, and why each shortcut is exact:
   one natural card out, which exists exactly when some discard declares; only then is each
   discard tried.
 
-**Compiled or Python.** ``min_deadwood``, ``best_arrangement``, ``min_loose_cards`` (the römi
-going-out bound, R4) and the search behind ``indian_penalty`` run compiled (numba, ``rummy_env.compiled.solver``) by default: the same search
-step for step, so the same penalties *and* the same arrangements (``tests/test_compiled_solver.py``
-runs both in lockstep). ``use_compiled(False)``, or ``RUMMY_COMPILED=0`` in the environment before
-the first import, selects this module's Python search, which stays the reference. The quick
-answers (no pure run, nothing that melds) and the declarations (``can_declare``,
+**Compiled or Python.** ``indian_penalty``, ``min_deadwood``, ``hand_penalties`` (many hands in
+one call), ``best_arrangement`` and ``min_loose_cards`` (the römi going-out bound, R4) run
+compiled (numba, ``rummy_env.compiled.solver``) by default: the same search step for step, so
+the same penalties *and* the same arrangements (``tests/test_compiled_solver.py`` runs both in
+lockstep). A penalty is one call into compiled code, the checks and quick answers (no pure run,
+nothing that melds) included; a count the compiled checks refuse, or a hand too large for its
+scratch arrays, goes to the Python path, whose checks name what is wrong. ``use_compiled(False)``,
+or ``RUMMY_COMPILED=0`` in the environment before the first import, selects this module's
+Python search, which stays the reference. The declarations (``can_declare``,
 ``declare_discards``) are Python either way.
 """
 
@@ -55,7 +58,7 @@ from typing import NamedTuple
 
 import numpy as _np
 
-from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES
+from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, format_card
 from .games import game_spec
 from .melds import MAX_RUN
 
@@ -644,6 +647,7 @@ def clear_caches() -> None:
     if _compiled is not None:
         _compiled.clear_caches()
         _compiled._RULES.clear()
+        _compiled._WILD_BANKS.clear()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -655,10 +659,8 @@ _compiled = None
 
 def use_compiled(on: bool = True) -> bool:
     """Select the compiled (numba) search for ``indian_penalty``, ``min_deadwood``,
-    ``best_arrangement`` and ``min_loose_cards`` (``on``), or this module's Python search, the
-    reference (not ``on``).
-    The quick answers (no pure run, nothing that melds) stay in Python either way: they read
-    memoised suit summaries, quicker than a call into compiled code.
+    ``hand_penalties``, ``best_arrangement`` and ``min_loose_cards`` (``on``), or this module's
+    Python search, the reference (not ``on``).
 
     Both give the same answers, arrangements included (``tests/test_compiled_solver.py``). The
     default is the compiled search; setting the environment variable ``RUMMY_COMPILED=0`` before
@@ -710,8 +712,37 @@ def _bytes(counts: Sequence[int]) -> bytes:
 
 def indian_penalty(counts: Sequence[int], wild_rank: int | None = None) -> int:
     """What an Indian hand pays (I7): its deadwood if it has both lives, else all its cards."""
+    if _compiled is not None:  # one call: the checks, the quick answers and the search
+        got = _compiled.value(_kernel_hand(counts), _compiled.rules("indian", wild_rank), LIVES, 2, 255, INF)
+        if got >= 0:
+            return got
+    return _python_penalty(_bytes(counts), wild_rank)
+
+
+def indian_penalty_within(counts: _np.ndarray, wild_rank: int | None, copies: int, jokers: int, cards: int) -> int | None:
+    """``indian_penalty`` of a count array (53 integers, or floats holding whole numbers) in one
+    compiled call, if every natural card is held at most ``copies`` times, the joker at most
+    ``jokers`` times and the hand holds at most ``cards`` cards; else None, as it is when the
+    compiled search is off: the caller then checks the counts and names what is wrong
+    (``rules.hand_penalty``)."""
+    if _compiled is None or counts.dtype not in _KERNEL_DTYPES or counts.shape != (NUM_TYPES,):
+        return None
+    got = _compiled.value(counts, _compiled.rules("indian", wild_rank), LIVES, copies, jokers, cards)
+    return got if got >= 0 else None
+
+
+def _kernel_hand(counts: Sequence[int]):
+    """The counts as the compiled search reads them: an integer array of 53 as it is, else bytes
+    (``_bytes``, which checks the length; the kernels read 53 counts unchecked)."""
+    if type(counts) is _np.ndarray and counts.dtype in _INT_DTYPES and counts.shape == (NUM_TYPES,):
+        return counts
+    return _bytes(counts)
+
+
+def _python_penalty(b: bytes, wild_rank: int | None) -> int:
+    """``indian_penalty`` by this module's search (the reference, and where the compiled one
+    does not fit or refuses: the checks here name what is wrong)."""
     g = _GAMES.get(("indian", wild_rank)) or _game("indian", wild_rank)
-    b = _bytes(counts)
     known = g.summaries
     k0, k1, k2, k3 = b[0:13], b[13:26], b[26:39], b[39:52]
     s0 = known.get(k0) or g.summary(k0)
@@ -729,17 +760,22 @@ def indian_penalty(counts: Sequence[int], wild_rank: int | None = None) -> int:
         and not (s0[3] | s1[3] | s2[3] | s3[3]) & g.wild_bit
     ):
         return total  # no joker, no wild card and one pure run: no second life
-    if _compiled is not None:  # the summaries have checked the counts
-        got, _ = _compiled.solve(_np.frombuffer(b, _np.uint8), _compiled.rules("indian", wild_rank), LIVES, total)
-        if got >= 0:
-            return got
     return g.solve(b[:NUM_NATURAL], b[JOKER], LIVES, False, total, (s0, s1, s2, s3))
 
 
 def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None) -> int:
     """Least value left outside melds (B5, R7 scoring; for Indian, without the lives rule)."""
+    if _compiled is not None:  # one call: the checks, the quick answers and the search
+        fast = _compiled.rules(game, wild_rank)
+        got = _compiled.value(_kernel_hand(counts), fast, FREE, 2, fast.max_jokers, INF)
+        if got >= 0:
+            return got
+    return _python_deadwood(_bytes(counts), game, wild_rank)
+
+
+def _python_deadwood(b: bytes, game: str, wild_rank: int | None) -> int:
+    """``min_deadwood`` by this module's search (see ``_python_penalty``)."""
     g = _GAMES.get((game, wild_rank)) or _game(game, wild_rank)
-    b = _bytes(counts)
     if g.cap == 0 and b[JOKER]:
         raise ValueError(f"{game!r} has no jokers")
     known = g.summaries
@@ -755,11 +791,106 @@ def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None)
         and not (m0 | m1 | m2 | m3) & g.wild_bit
     ):
         return s0[0] + s1[0] + s2[0] + s3[0]  # no run, no set, no joker: nothing melds
-    if _compiled is not None:  # the summaries have checked the counts
-        got, _ = _compiled.solve(_np.frombuffer(b, _np.uint8), _compiled.rules(game, wild_rank), FREE)
-        if got >= 0:
-            return got
     return g.solve(b[:NUM_NATURAL], b[JOKER], FREE, False, INF, (s0, s1, s2, s3))
+
+
+def hand_penalties(game: str, counts, wild_rank=None) -> _np.ndarray:
+    """Many hands at once: ``(N, 53)`` counts in, ``(N,)`` int64 out, the batch solved in one
+    compiled call (rows are hands in ``rummy_env.cards`` order, e.g. observations' hand planes).
+
+    Indian: what each hand pays (``indian_penalty``, I7); Basic and römi: its least deadwood
+    (``min_deadwood``, B5, R7). Counts are integers, or floats holding whole numbers. ``wild_rank``
+    (Indian only, I2): None, one rank 0..12 for every hand, or an array of N ranks, -1 where a
+    hand has none. Bad input is a ``ValueError`` naming the row and the card; the answers are
+    those of ``indian_penalty`` and ``min_deadwood`` (``tests/test_compiled_solver.py``).
+    """
+    spec = game_spec(game)  # an unknown game is an error naming it
+    fast = _compiled
+    hands = _np.asarray(counts)
+    if hands.dtype.kind not in "iuf":
+        raise ValueError(f"hand_penalties: counts are whole numbers (an integer or float dtype), not dtype {hands.dtype}")
+    if hands.ndim != 2 or hands.shape[1] != NUM_TYPES:
+        raise ValueError(f"hand_penalties takes an (N, {NUM_TYPES}) array of counts, one hand a row, "
+                         f"not an array of shape {hands.shape}")
+    wilds = _wild_rows(spec, wild_rank, len(hands))
+    max_jokers = 0 if spec.melds.max_jokers == 0 else 255  # None: any number (I3)
+    out = _np.zeros(len(hands), _np.int64)
+    if fast is not None:
+        if hands.dtype not in _KERNEL_DTYPES:
+            hands = hands.astype(_np.float64 if hands.dtype.kind == "f" else _np.int64)
+        if wilds is None:
+            rows, banks = _np.zeros(len(hands), _np.int64), fast.rules(game, None).bank[None]
+        else:
+            rows, banks = wilds + 1, fast.wild_banks(game)
+        mode = LIVES if spec.lives else FREE
+        bad = fast.values(hands, rows, banks, mode, 2, max_jokers, INF, out)
+        if bad >= 0:
+            raise _row_error(game, bad, hands[bad], max_jokers)
+        left = _np.flatnonzero(out < 0).tolist()  # too large for the scratch arrays
+    else:
+        bad_rows = _bad_rows(hands, max_jokers)
+        if bad_rows.size:
+            raise _row_error(game, int(bad_rows[0]), hands[bad_rows[0]], max_jokers)
+        left = range(len(hands))
+    for i in left:
+        b = hands[i].astype(_np.uint8).tobytes()
+        wild = None if wilds is None or wilds[i] < 0 else int(wilds[i])
+        out[i] = _python_penalty(b, wild) if spec.lives else _python_deadwood(b, game, wild)
+    return out
+
+
+def _wild_rows(spec, wild_rank, n: int) -> _np.ndarray | None:
+    """``hand_penalties``' wild ranks as N ints (-1: none), or None where no hand has one."""
+    if wild_rank is None:
+        return None
+    if not spec.has_wild_joker:
+        raise ValueError(f"hand_penalties: wild_rank={wild_rank!r}, but only Indian has a wild rank (I2), "
+                         f"not {spec.name!r}")
+    if isinstance(wild_rank, (int, _np.integer)) and not isinstance(wild_rank, bool):
+        if not 0 <= wild_rank < NUM_RANKS:
+            raise ValueError(f"hand_penalties: wild_rank {wild_rank} is not a rank 0..12")
+        return _np.full(n, int(wild_rank), _np.int64)
+    ranks = _np.asarray(wild_rank)
+    if ranks.shape != (n,) or ranks.dtype.kind not in "iu":
+        raise ValueError(f"hand_penalties: wild_rank is None, a rank 0..12 or {n} integer ranks (-1: none), "
+                         f"not {type(wild_rank).__name__} of shape {ranks.shape} and dtype {ranks.dtype}")
+    off = _np.flatnonzero((ranks < -1) | (ranks >= NUM_RANKS))
+    if off.size:
+        raise ValueError(f"hand_penalties: row {off[0]}: wild_rank {ranks[off[0]]} is not a rank 0..12 (or -1: none)")
+    return ranks.astype(_np.int64)
+
+
+def _bad_rows(hands: _np.ndarray, max_jokers: int) -> _np.ndarray:
+    """The rows whose counts the compiled batch refuses (``_row_error`` says why), in order."""
+    with _np.errstate(invalid="ignore"):
+        limit = _np.full(NUM_TYPES, 2)
+        limit[JOKER] = max_jokers
+        bad = ~(hands >= 0) | (hands > limit) | (hands != _np.floor(hands))
+    return _np.flatnonzero(bad.any(axis=1))
+
+
+def _row_error(game: str, row: int, counts: _np.ndarray, max_jokers: int) -> ValueError:
+    """What is wrong with row ``row`` of ``hand_penalties``' counts."""
+    for card, x in enumerate(counts.tolist()):
+        name = f"{format_card(card)} (index {card})"
+        if not x >= 0:
+            why = f"{x!r} copies of {name}: a count is never negative" if x < 0 else f"the count of {name} is {x!r}"
+        elif x != int(x):
+            why = f"the count of {name} is {x!r}, not a whole number"
+        elif card == JOKER and x > max_jokers:
+            why = f"{game!r} has no jokers, not {int(x)}" if max_jokers == 0 else f"{int(x)} jokers, more than {max_jokers}"
+        elif card != JOKER and x > 2:
+            why = f"{int(x)} copies of {name}: a natural card is held at most twice (two decks)"
+        else:
+            continue
+        return ValueError(f"hand_penalties: row {row}: {why}")
+    raise AssertionError(f"hand_penalties: row {row} was refused, but its counts are within bounds")
+
+
+_INT_DTYPES = frozenset(_np.dtype(t) for t in (_np.int8, _np.int16, _np.int32, _np.int64,
+                                                _np.uint8, _np.uint16, _np.uint32, _np.uint64))
+"""Count arrays the compiled search reads as they are (native byte order)."""
+_KERNEL_DTYPES = _INT_DTYPES | {_np.dtype(_np.float32), _np.dtype(_np.float64)}
 
 
 def min_loose_cards(counts: Sequence[int]) -> int:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -14,6 +17,7 @@ import bench_play  # noqa: E402
 import bench_solver  # noqa: E402
 import romi_random_races  # noqa: E402
 import run_all  # noqa: E402
+from rummy_env.cards import to_counts  # noqa: E402
 from rummy_env.scenario import make_state  # noqa: E402
 
 
@@ -53,10 +57,30 @@ def test_run_all_prints_tables_not_json():
     assert "rule" in text and "3,300.0" in text and "105,000" in text
 
 
-@pytest.mark.parametrize("argv", [["--seconds", "0"], ["--runs", "0"], ["--warmup", "-1"]])
+@pytest.mark.parametrize("argv", [["--seconds", "0"], ["--runs", "0"], ["--warmup", "-1"], ["--cases", "nope"],
+                                  ["--cases", "indian_penalty_played"], ["--batch", "0"], ["--batch", "64,x"],
+                                  ["--played-hands", "0"]])
 def test_bench_solver_refuses_bad_options(argv):
     with pytest.raises(SystemExit):
         bench_solver.main(argv)
+
+
+def test_bench_solver_times_the_cases_asked_for_batches_included(capsys):
+    bench_solver.main(["--seconds", "0.01", "--runs", "1", "--batch", "64",
+                       "--cases", "hand_penalty_structured,hand_penalties_romi_structured_64"])
+    out = capsys.readouterr().out
+    assert "hand_penalties_romi_structured_64" in out and "hand_penalty_structured" in out
+    assert "min_deadwood_basic" not in out
+
+
+@settings(max_examples=200, deadline=None)
+@given(game=st.sampled_from(["indian", "basic", "romi"]), seed=st.integers(0, 10**6), wild=st.booleans())
+def test_structured_hands_are_dealt_from_the_games_decks(game, seed, wild):
+    size = bench_solver.HAND_SIZES[game]
+    counts, wild_rank = bench_solver.structured_hand(random.Random(seed), game, size, wild and game == "indian")
+    assert sum(counts) == size
+    assert all(0 <= n <= c for n, c in zip(counts, to_counts(bench_solver.DECKS[game])))
+    assert (wild_rank is not None) == (wild and game == "indian") and wild_rank in (None, *range(13))
 
 
 def test_bench_play_prints_arena_and_search_rates(capsys):

@@ -11,8 +11,11 @@ every card, one suit only).
 from __future__ import annotations
 
 import random
+import sys
 from contextlib import contextmanager
+from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -269,3 +272,215 @@ def test_R4_romi_games_play_the_same_with_either_search():
         assert play(True, seed) == python
         cut += sum(engine.TAKE_CUT in (m[0] for m in moves) for moves in python)
     assert cut, "no position offered the cut card: the look-ahead was not exercised"
+
+
+# ------------------------------------------------------------------ structured hands
+# Hands dealt like mid-game hands (the benchmark's ``structured_hand``: pure runs, runs with a
+# gap, pairs and sets, jokers, a wild-rank card): nearly all need the full search, where random
+# 13-card hands mostly end at the quick answer (no pure run, I5).
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_solver import structured_hand  # noqa: E402
+
+
+@pytest.mark.parametrize("game", ["indian", "basic", "romi"])
+def test_structured_hands_match_python(game):
+    rng = random.Random(f"structured {game}")
+    size = {"indian": 13, "basic": 10, "romi": 13}[game]
+    for i in range(400):
+        counts, wild = structured_hand(rng, game, size + (i % 2 if game == "indian" else 0), wild=game == "indian")
+        check(counts, game, wild if i % 3 else None)
+
+
+# ------------------------------------------------------------------ batches (hand_penalties)
+
+
+def reference_penalties(game: str, hands, wilds=None) -> list[int]:
+    """``hand_penalties`` row by row through the Python search: what the batch must return."""
+    with search(False):
+        out = []
+        for i, row in enumerate(np.asarray(hands)):
+            counts = [int(x) for x in row]
+            wild = None if wilds is None or wilds[i] < 0 else int(wilds[i])
+            out.append(solver.indian_penalty(counts, wild) if game == "indian" else solver.min_deadwood(counts, game))
+        return out
+
+
+def structured_batch(game: str, n: int, seed: int, wild: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    rng = random.Random(seed)
+    size = {"indian": 13, "basic": 10, "romi": 13}[game]
+    hands = [structured_hand(rng, game, size, wild) for _ in range(n)]
+    return np.array([c for c, _ in hands], np.uint8), np.array([-1 if w is None else w for _, w in hands])
+
+
+@pytest.mark.parametrize("game", ["indian", "basic", "romi"])
+def test_I7_B5_R7_hand_penalties_match_python_on_structured_and_random_hands(game):
+    counts, _ = structured_batch(game, 300, seed=1)
+    rng = random.Random(2)
+    deck, size, jokers = (ONE_DECK, 10, 0) if game == "basic" else (TWO_DECKS, 13, 2)
+    dealt = np.array([deal(rng, deck, rng.choice([size, size + 1, 7]), jokers) for _ in range(300)], np.int64)
+    for hands in (counts, dealt):
+        want = reference_penalties(game, hands)
+        assert solver.hand_penalties(game, hands).tolist() == want
+        with search(False):
+            assert solver.hand_penalties(game, hands).tolist() == want
+
+
+def test_I2_hand_penalties_take_one_wild_rank_or_one_per_hand():
+    counts, wilds = structured_batch("indian", 300, seed=3, wild=True)
+    wilds[::4] = -1  # some hands without one
+    assert solver.hand_penalties("indian", counts, wilds).tolist() == reference_penalties("indian", counts, wilds)
+    same = np.full(len(counts), 6)
+    assert solver.hand_penalties("indian", counts, 6).tolist() == reference_penalties("indian", counts, same)
+    assert solver.hand_penalties("indian", counts, np.int8(6)).tolist() == reference_penalties("indian", counts, same)
+
+
+def test_hand_penalties_read_observation_planes_as_they_are():
+    """Float rows holding whole numbers, cut out of a wider array (strided), give the same answers."""
+    counts, _ = structured_batch("indian", 100, seed=4)
+    observations = np.zeros((len(counts), 200), np.float32)
+    observations[:, 17:17 + 53] = counts
+    planes = observations[:, 17:17 + 53]
+    assert not planes.flags.c_contiguous
+    assert solver.hand_penalties("indian", planes).tolist() == reference_penalties("indian", counts)
+    assert solver.hand_penalties("romi", counts.astype(np.float16)).tolist() == reference_penalties("romi", counts)
+    assert solver.hand_penalties("basic", np.zeros((0, 53), np.uint8)).tolist() == []
+
+
+def test_hand_penalties_of_a_hand_too_large_for_the_compiled_search_come_from_python():
+    big = [0] * 53
+    for r in (0, 4, 8):  # every suit twice at three ranks: more ways to take sets out than scratch rows
+        for s in range(4):
+            big[s * 13 + r] = 2
+    big[JOKER] = 2
+    from rummy_env.compiled import solver as fast
+
+    assert fast.value(bytes(big), fast.rules("romi", None), fast.FREE, 2, 255, solver.INF) == fast.OVERFLOW
+    hands = np.array([big, to_counts(parse_cards("Ah 2h 3h Kd"))], np.int64)
+    assert solver.hand_penalties("romi", hands).tolist() == reference_penalties("romi", hands) == [0, 10]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    game=st.sampled_from(["indian", "basic", "romi"]),
+    rows=st.lists(st.tuples(st.lists(st.integers(0, 51), max_size=15), st.integers(0, 3), st.integers(-1, 12)),
+                  min_size=1, max_size=12),
+)
+def test_hypothesis_hand_penalties_match_python(game, rows):
+    copies = 1 if game == "basic" else 2
+    hands = np.array([[min(n, copies) for n in to_counts(cards)[:52]] + [0 if game == "basic" else jokers]
+                      for cards, jokers, _ in rows], np.uint8)
+    wilds = np.array([w for *_, w in rows]) if game == "indian" else None
+    assert solver.hand_penalties(game, hands, wilds).tolist() == reference_penalties(game, hands, wilds)
+
+
+@pytest.mark.parametrize("game, counts, wild, named", [
+    ("indian", [[0] * 52], None, r"an \(N, 53\) array of counts.*not an array of shape \(1, 52\)"),
+    ("indian", [0] * 53, None, r"not an array of shape \(53,\)"),
+    ("romi", np.zeros((2, 53), bool), None, "not dtype bool"),
+    ("indian", [[0] * 52 + [1], [0.5] + [0] * 52], None, r"row 1: the count of As \(index 0\) is 0.5, not a whole"),
+    ("indian", [[0] * 13 + [3] + [0] * 39], None, r"row 0: 3 copies of Ah \(index 13\): a natural card is held at most"),
+    ("romi", [[0] * 53, [-1] + [0] * 52], None, r"row 1: -1 copies of As \(index 0\): a count is never negative"),
+    ("romi", [[np.nan] + [0] * 52], None, r"row 0: the count of As \(index 0\) is nan"),
+    ("basic", [[0] * 52 + [1]], None, "row 0: 'basic' has no jokers, not 1"),
+    ("indian", [[0] * 52 + [256]], None, "row 0: 256 jokers, more than 255"),
+    ("basic", [[0] * 53], 3, r"only Indian has a wild rank \(I2\), not 'basic'"),
+    ("indian", [[0] * 53], 13, "wild_rank 13 is not a rank 0..12"),
+    ("indian", [[0] * 53], True, "not bool"),
+    ("indian", [[0] * 53] * 2, [1], r"2 integer ranks.*shape \(1,\)"),
+    ("indian", [[0] * 53] * 2, [1, -2], "row 1: wild_rank -2 is not a rank 0..12"),
+    ("gin", [[0] * 53], None, "unknown game 'gin'"),
+])
+def test_hand_penalties_name_what_is_wrong_with_either_search(game, counts, wild, named):
+    for compiled in (True, False):
+        with search(compiled), pytest.raises(ValueError, match=named):
+            solver.hand_penalties(game, np.asarray(counts), wild)
+
+
+def test_hand_penalties_refuse_the_first_bad_row_before_answering():
+    hands = np.zeros((3, 53), np.int64)
+    hands[1, 0] = 3
+    hands[2, 1] = 3
+    with pytest.raises(ValueError, match="row 1: 3 copies of As"):
+        solver.hand_penalties("indian", hands)
+
+
+def test_count_arrays_go_to_the_compiled_search_as_they_are_and_are_refused_as_before():
+    counts, _ = structured_batch("indian", 50, seed=5)
+    for row in counts:
+        want = reference_penalties("indian", row[None])[0]
+        for dtype in (np.uint8, np.int16, np.int64, np.uint64):
+            assert solver.indian_penalty(row.astype(dtype)) == want
+        assert solver.min_deadwood(row.astype(np.int32), "romi") == reference_penalties("romi", row[None])[0]
+    with pytest.raises(ValueError, match="0..255"):
+        solver.indian_penalty(np.array([-1] + [0] * 52))
+    for short in (np.zeros(52, np.int64), np.zeros(52, np.uint8)):  # never read past the end
+        with pytest.raises(ValueError, match="53 entries"):
+            solver.indian_penalty(short)
+        with pytest.raises(ValueError, match="53 entries"):
+            solver.min_deadwood(short, "romi")
+    assert rules_hand_penalty_refuses(np.zeros(52, np.float32))
+    with pytest.raises(ValueError, match="at most twice"):
+        solver.indian_penalty(np.array([3] + [0] * 52, np.uint8))
+
+
+def rules_hand_penalty_refuses(counts) -> bool:
+    from rummy_env import rules
+    from rummy_env.cards import CardError
+
+    with pytest.raises(CardError, match="shape"):
+        rules.hand_penalty("indian", counts)
+    return solver.indian_penalty_within(counts, None, 2, 8, 14) is None
+
+
+# ------------------------------------------------------------------ the compiled module's parts
+
+
+@settings(max_examples=100, deadline=None)
+@given(keys=st.lists(st.integers(1, (1 << 62) - 1), unique=True, max_size=80))
+def test_memo_table_finds_what_it_stored_and_refuses_past_half_full(keys):
+    from rummy_env.compiled import solver as fast
+
+    slots = 64
+    table = np.zeros(2 * slots + 1, np.int64)
+    stored = {}
+    for i, key in enumerate(keys):
+        if fast._store(table, key, i):
+            stored[key] = i
+        else:
+            assert len(stored) == slots // 2  # refused only when half full
+    assert len(stored) == min(len(keys), slots // 2)
+    assert all(fast._find(table, key) == value for key, value in stored.items())
+    assert all(fast._find(table, key) == -1 for key in keys if key not in stored)
+
+
+@settings(max_examples=100, deadline=None)
+@given(keys=st.lists(st.integers(-(1 << 62), 1 << 62), max_size=60), extra=st.integers(0, 5))
+def test_heap_sort_sorts_the_first_n_and_leaves_the_rest(keys, extra):
+    from rummy_env.compiled import solver as fast
+
+    array = np.array(keys + [7] * extra, np.int64)
+    fast._sort(array, len(keys))
+    assert array.tolist() == sorted(keys) + [7] * extra
+
+
+def test_compiled_and_python_views_of_the_workspace_are_the_same_arrays():
+    """``_carve`` (compiled, views by address) and the Python views cut the buffer alike."""
+    from numba import literal_unroll, njit
+
+    from rummy_env.compiled import solver as fast
+
+    @njit
+    def mark(work):  # the last element of each array, in order: 1, 2, 3, ...
+        state, scratch, out, memo, pmemo, counts = fast._carve(work)
+        i = 1
+        for a in literal_unroll(state + scratch + out + (memo, pmemo, counts)):
+            a.reshape(a.size)[a.size - 1] = i
+            i += 1
+
+    work = np.zeros_like(fast.workspace().buffer)
+    mark(work)
+    views = fast._python_views(work)
+    assert [v.shape for v in views] == [((n,) if w == 1 else (n, w)) for w, n in fast._WORK_LAYOUT]
+    assert [int(v.flat[-1]) for v in views] == list(range(1, len(views) + 1))
+    assert int(np.count_nonzero(work)) == len(views)

@@ -4,12 +4,14 @@ bad count array is an error naming what is wrong (G1, G2, I1, I7, B5, R7)."""
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from rummy_env import rules
-from rummy_env.cards import JOKER, NUM_TYPES, CardError, format_cards, to_counts
+from rummy_env import rules, solver
+from rummy_env.cards import JOKER, NUM_TYPES, CardError, format_cards, from_counts, to_counts
 from rummy_env.encoding import ObservationEncoder
 from rummy_env.game import GameState
 from agents.view import ObservationReader
@@ -104,3 +106,43 @@ def test_G2_remembered_tokens_change_no_answer_and_bad_tokens_are_still_named():
             rules.hand_penalty("basic", "Ah Xh")
         with pytest.raises(CardError, match="2 copies of Ah"):
             rules.hand_penalty("basic", "ah AH")
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_solver import structured_hand  # noqa: E402
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_I7_structured_count_arrays_pay_what_the_text_pays_with_either_search(compiled):
+    """Count arrays of mid-game hands (runs half built, pairs, jokers, wild cards: the compiled
+    fast path of ``hand_penalty``) against the same hands as text, whose path checks every card."""
+    rng = random.Random(f"structured {compiled}")
+    before = solver.use_compiled(compiled)
+    try:
+        for i in range(300):
+            counts, wild = structured_hand(rng, "indian", 13 + i % 2, wild=i % 3 == 0)
+            wild_text = None if wild is None else "A23456789TJQK"[wild]
+            want = rules.hand_penalty("indian", format_cards(from_counts(counts)), wild_rank=wild_text)
+            for dtype in (np.float32, np.uint8, np.int64):
+                got = rules.hand_penalty("indian", np.asarray(counts, dtype), wild_rank=wild_text)
+                assert got == want, (counts, wild_text, dtype)
+    finally:
+        solver.use_compiled(before)
+
+
+def test_G2_a_bad_count_array_is_named_before_a_bad_wild_rank():
+    counts = np.zeros(53, np.int64)
+    counts[0] = 3
+    for wild in (None, "7", "X"):
+        with pytest.raises(CardError, match="3 copies of As in 'indian'"):
+            rules.hand_penalty("indian", counts, wild_rank=wild)
+    with pytest.raises(CardError, match="wild_rank"):
+        rules.hand_penalty("indian", np.zeros(53, np.int64), wild_rank="X")
+
+
+def test_I1_a_float16_or_big_endian_count_array_is_read_like_any_other():
+    counts = np.zeros(53, np.int64)
+    for card in rules.parse_cards("Ah 2h 3h 5c 6c * 9s 9h 9d Kd Kc 4s 8d"):
+        counts[card] += 1
+    for array in (counts.astype(np.float16), counts.astype(">i4")):
+        assert rules.hand_penalty("indian", array) == 32

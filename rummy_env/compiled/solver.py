@@ -3,11 +3,12 @@
 ``rummy_env.solver`` is the reference; this module runs its search step for step (the same
 candidates in the same order, the same stable Pareto sort, the same first-found tie-breaks), so
 that it returns the same *arrangement* as the reference, not only the same penalty:
-``tests/test_compiled_solver.py`` checks both in lockstep on random hands of every game and wild
-rank. Covered: the free search (least deadwood: ``min_deadwood``, ``best_arrangement``, and
-``min_loose_cards``, the römi going-out bound of R4, under the ``"count"`` rules) and the lives
-search (Indian penalty, I5, I7). Declarations (``can_declare``, ``declare_discards``) stay in
-Python.
+``tests/test_compiled_solver.py`` checks both in lockstep on random, structured and Hypothesis
+hands of every game and wild rank. Covered: the free search (least deadwood: ``min_deadwood``,
+``best_arrangement``, and ``min_loose_cards``, the römi going-out bound of R4, under the
+``"count"`` rules), the lives search (Indian penalty, I5, I7), and whole hands with their quick
+answers, one (``value``) or a batch (``values``, behind ``solver.hand_penalties``). Declarations
+(``can_declare``, ``declare_discards``) stay in Python.
 
 How the search is laid out without Python objects:
 
@@ -15,9 +16,16 @@ How the search is laid out without Python objects:
   a profile being a (start, length) range of it, stored as ``start << 16 | length``;
 * the runs an entry holds are a linked list in a trace arena (parent, positions as a 14-bit mask,
   jokers); a node with positions -1 marks wild cards played as jokers (I2);
-* memo tables (numba typed dicts) map (cards, joker budget) to a profile, as the reference's
-  caches do; they and the arenas persist across calls and are cleared when the arenas fill;
+* memo tables (open addressing in int64 arrays) map (cards, joker budget, rule set) to a
+  profile, as the reference's caches do; suits holding no wild-rank card share the plain rules'
+  entries, as the reference's do; the tables and the arenas persist across calls and are cleared
+  when the arenas are three quarters full or a table half full;
 * the reference's recursion over a suit's cards is an explicit stack.
+
+Why it is fast: a hand costs one call from Python, with three arrays (the hand, its rule set's
+tables as one bank, the workspace as one buffer) cut into views inside; the views carry no
+reference counts (``_carve``); nothing is allocated per hand; and the hot loop over the ways to
+take sets out reads the profile memo itself rather than calling with a dozen arrays.
 
 A call that would overflow a scratch array reports it (-2); the caller clears the memo and
 retries, and falls back to the reference if it still does not fit (very large hands only).
@@ -28,8 +36,8 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
 INF = 1 << 30
 OVERFLOW = -2
@@ -37,9 +45,10 @@ EVEN_BITS = sum(1 << 2 * r for r in range(13))
 JOKER = 52
 
 # params: the game's rules as small ints
-P_CAP, P_ACE, P_LIVES, P_WILD, P_WILD_BIT, P_KEY = range(6)
+P_CAP, P_ACE, P_LIVES, P_WILD, P_WILD_BIT, P_KEY, P_PLAIN_KEY = range(7)
 """``params`` indices: joker cap per meld (-1: any), ace high, lives classes, wild rank (-1: none),
-its bit, and the memo key base (the rules' id above bit 40: one memo serves every rule set)."""
+its bit, and the memo key base (the rules' id above bit 40: one memo serves every rule set), and
+that of the same rules without a wild rank (``_memo_key``)."""
 # modes of the whole-hand search
 FREE, LIVES = 0, 1
 NO_NODE = -2  # a scratch entry that adds no run to its parent's trace
@@ -181,6 +190,64 @@ def _run_cands(present, r, jmax, ace_high, cpos, cg, stk):
     return n
 
 
+# Memo tables: open addressing in one int64 array, (key, value) pairs then the count of keys
+# held; an empty slot's key is 0 (a fresh buffer's zeros). Keys are positive (rule-set ids start
+# at 1, above bit 40), values never negative.
+
+
+@njit(cache=True, inline="always")
+def _slot(key, size):
+    """Where ``key``'s probe starts in a table of ``size`` slots (a power of two)."""
+    h = key ^ (key >> 29)
+    h *= -4658895280553007687  # 0xBF58476D1CE4E5B9, a 64-bit mixing constant
+    h ^= h >> 32
+    return h & (size - 1)
+
+
+@njit(cache=True, inline="always")
+def _find(table, key):
+    """The value stored under ``key``, or -1."""
+    size = (table.shape[0] - 1) >> 1
+    i = _slot(key, size)
+    while True:
+        k = table[2 * i]
+        if k == key:
+            return table[2 * i + 1]
+        if k == 0:
+            return -1
+        i = (i + 1) & (size - 1)
+
+
+@njit(cache=True)
+def _store(table, key, value):
+    """Store ``value`` under ``key``; False when the table is half full (the caller clears it)."""
+    size = (table.shape[0] - 1) >> 1
+    i = _slot(key, size)
+    while True:
+        k = table[2 * i]
+        if k == key:
+            table[2 * i + 1] = value
+            return True
+        if k == 0:
+            if table[2 * size] >= size >> 1:
+                return False
+            table[2 * i] = key
+            table[2 * i + 1] = value
+            table[2 * size] += 1
+            return True
+        i = (i + 1) & (size - 1)
+
+
+@njit(cache=True, inline="always")
+def _memo_key(cards, budget, params):
+    """The memo key of one suit's ``cards`` (two bits a rank) with ``budget``: cards holding no
+    card of the wild rank have the same answers as without a wild rank (the reference's
+    ``_Game.plain``), so they share the plain rules' key."""
+    wild = params[P_WILD]
+    base = params[P_KEY] if wild >= 0 and (cards >> 2 * wild) & 3 else params[P_PLAIN_KEY]
+    return (cards << 7) | base | budget
+
+
 @njit(cache=True)
 def _removed(pos):
     """The cards a run at positions ``pos`` takes, two bits a rank (position 13 is the ace)."""
@@ -214,7 +281,7 @@ def _store_pareto(tmp, m, keys, E, T, top, cls_ge):
         u = tmp[i, 1]
         beaten = False
         for k in range(start, n):
-            if E[k, 1] <= u and cls_ge[E[k, 0], c]:
+            if E[k, 1] <= u and cls_ge[E[k, 0], c] != 0:
                 beaten = True
                 break
         if beaten:
@@ -250,13 +317,12 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
     ace_high = params[P_ACE] == 1
     lives = params[P_LIVES] == 1
     wild = params[P_WILD]
-    kb = params[P_KEY] | budget
     dfs[0] = st0
     sp = 1
     while sp > 0:
         st = dfs[sp - 1]
-        key = (st << 7) | kb
-        if key in memo:
+        key = _memo_key(st, budget, params)
+        if _find(memo, key) >= 0:
             sp -= 1
             continue
         if st == 0:
@@ -268,7 +334,8 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
             E[i, 2] = 0
             E[i, 3] = -1
             top[0] = i + 1
-            memo[key] = (i << 16) | 1
+            if not _store(memo, key, (i << 16) | 1):
+                return OVERFLOW
             sp -= 1
             continue
         r = (_bit_length(st & -st) - 1) >> 1
@@ -279,7 +346,7 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
         missing = False
         if r != wild:
             child = st - (1 << 2 * r)
-            if ((child << 7) | kb) not in memo:
+            if _find(memo, _memo_key(child, budget, params)) < 0:
                 if sp >= dfs.shape[0]:
                     return OVERFLOW
                 dfs[sp] = child
@@ -287,7 +354,7 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
                 missing = True
         for i in range(n):
             child = st - _removed(cpos[i])
-            if ((child << 7) | kb) not in memo:
+            if _find(memo, _memo_key(child, budget, params)) < 0:
                 if sp >= dfs.shape[0]:
                     return OVERFLOW
                 dfs[sp] = child
@@ -298,7 +365,7 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
         m = 0
         mcap = tmp.shape[0]
         if r != wild:
-            h = memo[((st - (1 << 2 * r)) << 7) | kb]
+            h = _find(memo, _memo_key(st - (1 << 2 * r), budget, params))
             v = rank_values[r]
             for j in range(h >> 16, (h >> 16) + (h & 0xFFFF)):
                 if m >= mcap:
@@ -314,7 +381,7 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
             g = cg[i]
             rc = (3 if g == 0 else 1) if lives else 0
             room = budget - g
-            h = memo[((st - _removed(cpos[i])) << 7) | kb]
+            h = _find(memo, _memo_key(st - _removed(cpos[i]), budget, params))
             for j in range(h >> 16, (h >> 16) + (h & 0xFFFF)):
                 if E[j, 1] <= room:
                     if m >= mcap:
@@ -327,20 +394,20 @@ def _runs(st0, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, cp
                     tmp[m, 5] = g
                     m += 1
         h = _store_pareto(tmp, m, keys, E, T, top, cls_ge)
-        if h < 0:
+        if h < 0 or not _store(memo, key, h):
             return OVERFLOW
-        memo[key] = h
         sp -= 1
-    return memo[(st0 << 7) | kb]
+    return _find(memo, _memo_key(st0, budget, params))
 
 
 @njit(cache=True)
 def _profile(packed, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, pmemo, cpos, cg, stk, dfs, tmp,
              keys):
     """``_Game.profile`` (without extras): dead cards out first, then the suit search."""
-    pkey = (packed << 7) | params[P_KEY] | budget
-    if pkey in pmemo:
-        return pmemo[pkey]
+    pkey = _memo_key(packed, budget, params)
+    known = _find(pmemo, pkey)
+    if known >= 0:
+        return known
     cap = params[P_CAP]
     ace_high = params[P_ACE] == 1
     wild = params[P_WILD]
@@ -401,7 +468,8 @@ def _profile(packed, budget, params, rank_values, cls_add, cls_ge, E, T, top, me
             E[start + j, 3] = E[src, 3]
         top[0] = start + length
         h = (start << 16) | length
-    pmemo[pkey] = h
+    if not _store(pmemo, pkey, h):
+        return OVERFLOW
     return h
 
 
@@ -444,6 +512,33 @@ def _combine(h0, h1, h2, h3, budget, lives, bound, E, cls_sum, pick):
 
 
 @njit(cache=True)
+def _sort(keys, n):
+    """Sort ``keys[:n]`` in place (a heap sort: no allocation, and n may be large)."""
+    if n < 2:
+        return
+    for start in range(n // 2 - 1, -1, -1):
+        _sift(keys, start, n)
+    for end in range(n - 1, 0, -1):
+        keys[0], keys[end] = keys[end], keys[0]
+        _sift(keys, 0, end)
+
+
+@njit(cache=True, inline="always")
+def _sift(keys, root, n):
+    """Move ``keys[root]`` down the max-heap ``keys[:n]`` to its place."""
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and keys[child + 1] > keys[child]:
+            child += 1
+        if keys[root] >= keys[child]:
+            return
+        keys[root], keys[child] = keys[child], keys[root]
+        root = child
+
+
+@njit(cache=True)
 def _search(nat, printed, mode, limit, params, rank_values, tables, state, scratch, memo, pmemo, pick, sets_out):
     """``_Game.search`` (no extras, traced): the least deadwood (``FREE``) or the least with both
     lives (``LIVES``), or ``limit`` when nothing is lower. ``pick`` gets the four suits' entries
@@ -451,14 +546,15 @@ def _search(nat, printed, mode, limit, params, rank_values, tables, state, scrat
     (deadwood, number of sets), or (OVERFLOW, 0)."""
     cls_add, cls_ge, cls_sum, sc_start, sc_data = tables
     E, T, top = state
-    cpos, cg, stk, dfs, tmp, keys, leaves, leaves2, lsets, ranked_low, ranked_h = scratch
+    cpos, cg, stk, dfs, tmp, keys, leaves, leaves2, lsets, ranked_low, ranked_h, per_suit = scratch
     wild = params[P_WILD]
     wild_bit = params[P_WILD_BIT]
     cap = params[P_CAP]
-    pk = np.zeros(4, np.int64)
-    masks = np.zeros(4, np.int64)
-    cards = np.zeros(4, np.int64)
+    pk, masks, cards, hs, trial = per_suit[0], per_suit[1], per_suit[2], per_suit[3], per_suit[4]
     for s in range(4):
+        pk[s] = 0
+        masks[s] = 0
+        cards[s] = 0
         for r in range(13):
             n = np.int64(nat[13 * s + r])
             pk[s] |= n << 2 * r
@@ -479,10 +575,12 @@ def _search(nat, printed, mode, limit, params, rank_values, tables, state, scrat
     for s in range(4):
         pick[s] = -1
     if not cand:
-        hs = np.empty(4, np.int64)
         for s in range(4):
-            hs[s] = _profile(pk[s], _room(jokers, cards[s]), params, rank_values, cls_add, cls_ge, E, T, top, memo,
-                             pmemo, cpos, cg, stk, dfs, tmp, keys)
+            budget = _room(jokers, cards[s])
+            hs[s] = _find(pmemo, _memo_key(pk[s], budget, params))  # ``_profile``'s memo, looked up here:
+            if hs[s] < 0:  # a call passing arrays costs more than the lookup
+                hs[s] = _profile(pk[s], budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, pmemo, cpos,
+                                 cg, stk, dfs, tmp, keys)
             if hs[s] < 0:
                 return OVERFLOW, 0
         best, found = _combine(hs[0], hs[1], hs[2], hs[3], printed, lives, best, E, cls_sum, pick)
@@ -537,20 +635,24 @@ def _search(nat, printed, mode, limit, params, rank_values, tables, state, scrat
         low = 0
         for s in range(4):
             left = pk[s] - leaves[li, 1 + s]
-            h = _profile(left, _room(room, _cards(left)), params, rank_values, cls_add, cls_ge, E, T, top, memo,
-                         pmemo, cpos, cg, stk, dfs, tmp, keys)
+            budget = _room(room, _cards(left))
+            h = _find(pmemo, _memo_key(left, budget, params))
+            if h < 0:
+                h = _profile(left, budget, params, rank_values, cls_add, cls_ge, E, T, top, memo, pmemo, cpos, cg,
+                             stk, dfs, tmp, keys)
             if h < 0:
                 return OVERFLOW, 0
             ranked_h[li, s] = h
             low += E[h >> 16, 2]
-        ranked_low[li] = low if low < best else INF + 1
-    order = np.argsort(ranked_low[:nl], kind="mergesort")
-    trial = np.empty(4, np.int64)
+        if low < best:
+            ranked_low[nr] = (low << 20) | li  # unique keys, sorted in the reference's stable order
+            nr += 1
+    _sort(ranked_low, nr)
     best_leaf = -1
-    for oi in range(nl):
-        li = order[oi]
-        if ranked_low[li] >= best:
+    for oi in range(nr):
+        if ranked_low[oi] >> 20 >= best:
             break
+        li = ranked_low[oi] & 0xFFFFF
         got, found = _combine(ranked_h[li, 0], ranked_h[li, 1], ranked_h[li, 2], ranked_h[li, 3],
                               printed - leaves[li, 0], lives, best, E, cls_sum, trial)
         if found:
@@ -677,15 +779,10 @@ def _lay_out(nat, printed, wild, pick, sets_out, nsets, witness_start, witness, 
     return nm
 
 
-def new_memo():
-    """An empty memo table (cards and budget -> profile handle)."""
-    return Dict.empty(key_type=types.int64, value_type=types.int64)
-
-
 @njit(cache=True)
 def _clear(memo, pmemo, top):
-    memo.clear()
-    pmemo.clear()
+    memo[:] = 0
+    pmemo[:] = 0
     top[0] = 0
     top[1] = 0
 
@@ -716,73 +813,287 @@ def _solve(nat, mode, limit, lay, params, rank_values, tables, state, scratch, m
 
 
 # ---------------------------------------------------------------------------------------------
-# Python side: one rule set's tables, the shared arenas and memo, and the public functions.
+# Whole hands from Python in one call: a hand's value with the quick answers, one hand or a batch.
+# Every call into compiled code pays for each argument it unboxes, so these take the workspace and
+# a rule set's tables as one flat array each and cut them into views here (``_carve``,
+# ``_carve_rules``); a call then costs about as much as one with three small arrays.
 
-_ENTRIES = 1 << 18
+_ENTRIES = 1 << 20
 _SCRATCH = 1 << 14
+_WIDE = 1 << 16
+MEMO_SLOTS = 1 << 20
+"""Slots of the suit-search memo (cards and budget -> profile); it is cleared when half full."""
+PROFILE_SLOTS = 1 << 19
+"""Slots of the profile memo (a suit's cards and budget -> profile)."""
+
+_WORK_LAYOUT = (  # (width, rows) of each workspace array, in the order ``_carve`` returns them
+    (4, _ENTRIES), (3, _ENTRIES), (1, 2),  # state: the entry arena, the trace arena, their tops
+    (1, _SCRATCH), (1, _SCRATCH), (4, _SCRATCH),  # run candidates: positions, jokers, their search stack
+    (1, _WIDE),  # the suit search's stack
+    (6, _WIDE), (1, _WIDE),  # profile entries before the Pareto cut, their sort keys
+    (6, _SCRATCH), (6, _SCRATCH), (3, _WIDE),  # leaves (ways to take sets out), twice, and their sets
+    (1, _SCRATCH), (4, _SCRATCH),  # the leaves' lower bounds and suit profiles
+    (4, 8),  # per suit: cards (two bits a rank), rank mask, count, profile, chosen entry
+    (1, 4), (2, 64), (16, 64), (1, 64), (1, 53),  # out: picked entries, sets, melds, meld lengths, deadwood
+    (1, 2 * MEMO_SLOTS + 1), (1, 2 * PROFILE_SLOTS + 1),  # the two memo tables
+    (1, 53),  # the hand being solved, as int64 counts
+)
+_WIDTHS = (1, 2, 3, 4, 6, 16)
+"""The buffer holds one block per width, each block its arrays' rows one after the other: a block
+is reshaped once, and each array is a slice of its rows (a reshape costs a call, a slice does not)."""
+
+
+def _layout() -> tuple[tuple, tuple]:
+    rows = {w: 0 for w in _WIDTHS}
+    spans = []
+    for width, n in _WORK_LAYOUT:
+        spans.append((rows[width], rows[width] + n))
+        rows[width] += n
+    blocks = tuple(itertools.accumulate((w * rows[w] for w in _WIDTHS), initial=0))
+    return blocks, tuple(spans)
+
+
+_BLOCKS, _SPANS = _layout()
+"""Where each width's block starts in the buffer (and where the buffer ends); each array's rows."""
+
+
+@intrinsic
+def _pointer(typingctx, address):
+    """The int64 pointer at ``address`` (an int), for ``carray``."""
+    sig = types.CPointer(types.int64)(types.intp)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(types.CPointer(types.int64)))
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def _rows(address, start, rows, width):
+    """A (rows, width) view of int64s from element ``start`` of the buffer at ``address``."""
+    return carray(_pointer(address + 8 * start), (rows, width))
+
+
+@njit(cache=True, inline="always")
+def _span(address, start, stop):
+    """The int64s ``start:stop`` of the buffer at ``address``."""
+    return carray(_pointer(address + 8 * start), stop - start)
+
+
+# Views cut by ``_carve`` and ``_carve_rules`` are made from the buffer's address, so they carry no
+# reference count. Views cut by slicing would all share the buffer's count, and every call that
+# passes them on would add to it and take from it, one atomic step for each of thirty arrays: more
+# time than the search of a hand. The buffers live as long as the workspace and the rule set that
+# own them, and no view outlives the call that cut it.
+
+
+@njit(cache=True)
+def _carve(work):
+    """The workspace buffer as (state, scratch, out, memo, pmemo, counts) views (``_WORK_LAYOUT``)."""
+    a = work.ctypes.data
+    b = _BLOCKS
+    s = _SPANS
+    state = (_rows(a, b[3] + 4 * s[0][0], s[0][1] - s[0][0], 4), _rows(a, b[2] + 3 * s[1][0], s[1][1] - s[1][0], 3),
+             _span(a, b[0] + s[2][0], b[0] + s[2][1]))
+    scratch = (_span(a, b[0] + s[3][0], b[0] + s[3][1]), _span(a, b[0] + s[4][0], b[0] + s[4][1]),
+               _rows(a, b[3] + 4 * s[5][0], s[5][1] - s[5][0], 4), _span(a, b[0] + s[6][0], b[0] + s[6][1]),
+               _rows(a, b[4] + 6 * s[7][0], s[7][1] - s[7][0], 6), _span(a, b[0] + s[8][0], b[0] + s[8][1]),
+               _rows(a, b[4] + 6 * s[9][0], s[9][1] - s[9][0], 6), _rows(a, b[4] + 6 * s[10][0], s[10][1] - s[10][0], 6),
+               _rows(a, b[2] + 3 * s[11][0], s[11][1] - s[11][0], 3), _span(a, b[0] + s[12][0], b[0] + s[12][1]),
+               _rows(a, b[3] + 4 * s[13][0], s[13][1] - s[13][0], 4), _rows(a, b[3] + 4 * s[14][0], 8, 4))
+    out = (_span(a, b[0] + s[15][0], b[0] + s[15][1]), _rows(a, b[1] + 2 * s[16][0], s[16][1] - s[16][0], 2),
+           _rows(a, b[5] + 16 * s[17][0], s[17][1] - s[17][0], 16), _span(a, b[0] + s[18][0], b[0] + s[18][1]),
+           _span(a, b[0] + s[19][0], b[0] + s[19][1]))
+    return (state, scratch, out, _span(a, b[0] + s[20][0], b[0] + s[20][1]), _span(a, b[0] + s[21][0], b[0] + s[21][1]),
+            _span(a, b[0] + s[22][0], b[0] + s[22][1]))
+
+
+def _python_views(work: np.ndarray) -> list[np.ndarray]:
+    """The workspace buffer's arrays in ``_WORK_LAYOUT`` order, as numpy views (``_carve``'s, for Python)."""
+    blocks = {w: work[_BLOCKS[k]:_BLOCKS[k + 1]].reshape(-1, w) for k, w in enumerate(_WIDTHS)}
+    views = [blocks[width][start:stop] for (width, _), (start, stop) in zip(_WORK_LAYOUT, _SPANS)]
+    return [v.reshape(-1) if width == 1 else v for v, (width, _) in zip(views, _WORK_LAYOUT)]
+
+
+# A rule set's bank: params, rank values, where each table starts, then the tables, flattened.
+_BANK_PARAMS, _BANK_VALUES, _BANK_AT, _BANK_TABLES = 0, 8, 21, 29
+
+
+@njit(cache=True)
+def _carve_rules(bank):
+    """A rule set's bank as (params, rank values, tables) views (``_Rules``)."""
+    a = bank.ctypes.data
+    at = bank[_BANK_AT:_BANK_TABLES]
+    tables = (_rows(a, at[0], 5, 5), _rows(a, at[1], 5, 5), _span(a, at[2], at[3]), _span(a, at[3], at[4]),
+              _rows(a, at[4], (at[5] - at[4]) // 6, 6), _span(a, at[5], at[6]), _rows(a, at[6], (at[7] - at[6]) // 2, 2))
+    return _span(a, _BANK_PARAMS, _BANK_PARAMS + 7), _span(a, _BANK_VALUES, _BANK_AT), tables
+
+
+def _python_rule_views(bank: np.ndarray) -> tuple:
+    """``_carve_rules`` as numpy views, for Python."""
+    at = bank[_BANK_AT:_BANK_TABLES]
+    tables = (bank[at[0]:at[1]].reshape(5, 5), bank[at[1]:at[2]].reshape(5, 5), bank[at[2]:at[3]], bank[at[3]:at[4]],
+              bank[at[4]:at[5]].reshape(-1, 6), bank[at[5]:at[6]], bank[at[6]:at[7]].reshape(-1, 2))
+    return bank[_BANK_PARAMS:_BANK_PARAMS + 7], bank[_BANK_VALUES:_BANK_AT], tables
+
+
+BAD = -3
+"""A hand value's "the counts are not whole numbers within the bounds" (the caller names what)."""
+
+
+@njit(cache=True)
+def _take_counts(hand, nat, max_copies, max_jokers, max_cards):
+    """Copy the 53 counts of ``hand`` into ``nat``; False unless each is a whole number from 0 to
+    ``max_copies`` (``max_jokers`` for the joker) and they add up to at most ``max_cards``."""
+    cards = 0
+    for c in range(53):
+        x = hand[c]
+        if not (x >= 0 and x <= 255):
+            return False
+        n = np.int64(x)
+        if n != x or n > (max_jokers if c == JOKER else max_copies):
+            return False
+        nat[c] = n
+        cards += n
+    return cards <= max_cards
+
+
+@njit(cache=True)
+def _hand_value(nat, mode, params, rank_values, tables, state, scratch, memo, pmemo, out):
+    """``solver.indian_penalty`` (``LIVES``) or ``solver.min_deadwood`` (``FREE``) of the counts
+    ``nat``, quick answers included; OVERFLOW when the hand does not fit the scratch arrays."""
+    ace_high = params[P_ACE] == 1
+    wild = params[P_WILD]
+    total = 0
+    pure = 0
+    two = False
+    wild_held = False
+    masks = scratch[-1][1]
+    for s in range(4):
+        mask = 0
+        doubles = 0
+        for r in range(13):
+            n = nat[13 * s + r]
+            if n:
+                total += n * rank_values[r]
+                mask |= 1 << r
+                if n > 1:
+                    doubles |= 1 << r
+        masks[s] = mask
+        if wild >= 0 and (mask >> wild) & 1:
+            wild_held = True
+        m = mask | ((mask & 1) << 13) if ace_high else mask
+        starts = m & (m >> 1) & (m >> 2)
+        if starts:
+            pure += 1
+            # two disjoint pure runs in this suit (``_Game.summary``)
+            m2 = doubles | ((doubles & 1) << 13) if ace_high else doubles
+            for a in range(12):
+                if not (starts >> a) & 1:
+                    continue
+                for b in range(a, 12):
+                    if not (starts >> b) & 1:
+                        continue
+                    both = (7 << a) & (7 << b)
+                    ends = (7 << a) | (7 << b)
+                    ace_twice = (ends & 1) != 0 and ((ends >> 13) & 1) != 0
+                    if not both & ~m2 and not (ace_twice and not doubles & 1):
+                        two = True
+    printed = nat[JOKER]
+    if mode == LIVES:
+        if not pure:
+            return total  # I5: no pure run, no lives
+        if pure == 1 and not printed and not two and not wild_held:
+            return total  # no joker, no wild card and one pure run: no second life
+        best, _ = _solve(nat, LIVES, total, False, params, rank_values, tables, state, scratch, memo, pmemo, out)
+        return best
+    a, b, c, d = masks[0], masks[1], masks[2], masks[3]
+    if not printed and not pure and not ((a & b & (c | d)) | (c & d & (a | b))) and not wild_held:
+        return total  # no run, no set, no joker: nothing melds
+    best, _ = _solve(nat, FREE, INF, False, params, rank_values, tables, state, scratch, memo, pmemo, out)
+    return best
+
+
+@njit(cache=True)
+def _value(hand, bank, mode, max_copies, max_jokers, max_cards, work):
+    """One hand's value (``_hand_value``), or BAD when its counts are out of bounds."""
+    params, rank_values, tables = _carve_rules(bank)
+    state, scratch, out, memo, pmemo, nat = _carve(work)
+    if not _take_counts(hand, nat, max_copies, max_jokers, max_cards):
+        return BAD
+    return _hand_value(nat, mode, params, rank_values, tables, state, scratch, memo, pmemo, out)
+
+
+@njit(cache=True)
+def _values(hands, rows, banks, mode, max_copies, max_jokers, max_cards, work, values):
+    """Each hand's value into ``values``, hand ``i`` under the rules ``banks[rows[i]]``; returns the
+    first hand whose counts are out of bounds (the rest are not solved), or -1."""
+    state, scratch, out, memo, pmemo, nat = _carve(work)
+    for i in range(hands.shape[0]):
+        params, rank_values, tables = _carve_rules(banks[rows[i]])
+        if not _take_counts(hands[i], nat, max_copies, max_jokers, max_cards):
+            return i
+        values[i] = _hand_value(nat, mode, params, rank_values, tables, state, scratch, memo, pmemo, out)
+    return -1
+
+
+@njit(cache=True)
+def _solve_flat(nat, bank, mode, limit, lay, work):
+    """``_solve`` with the rule set and the workspace as flat arrays."""
+    params, rank_values, tables = _carve_rules(bank)
+    state, scratch, out, memo, pmemo, _ = _carve(work)
+    return _solve(nat, mode, limit, lay, params, rank_values, tables, state, scratch, memo, pmemo, out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Python side: one rule set's tables, the shared workspace, and the functions ``rummy_env.solver`` calls.
 
 
 class _Workspace:
-    """The arenas, memo tables and scratch arrays every rule set shares (one per process)."""
+    """The arenas, memo tables and scratch arrays every rule set shares (one per process): one
+    buffer, and views of it for the kernels that take them one by one (``agents.rule_compiled``)."""
 
     def __init__(self) -> None:
-        self.state = (np.zeros((_ENTRIES, 4), np.int64), np.zeros((_ENTRIES, 3), np.int64), np.zeros(2, np.int64))
-        self.memo = new_memo()
-        self.pmemo = new_memo()
-        i64 = np.int64
-        self.scratch = (
-            np.zeros(_SCRATCH, i64),  # run candidates: positions
-            np.zeros(_SCRATCH, i64),  # and jokers
-            np.zeros((_SCRATCH, 4), i64),  # their search stack
-            np.zeros(1 << 16, i64),  # the suit search's stack
-            np.zeros((1 << 16, 6), i64),  # profile entries before the Pareto cut
-            np.zeros(1 << 16, i64),  # their sort keys
-            np.zeros((_SCRATCH, 6), i64),  # leaves (ways to take sets out)
-            np.zeros((_SCRATCH, 6), i64),
-            np.zeros((1 << 16, 3), i64),  # the leaves' sets
-            np.zeros(_SCRATCH, i64),  # the leaves' lower bounds
-            np.zeros((_SCRATCH, 4), i64),  # and suit profiles
-        )
-        self.out = (np.zeros(4, i64), np.zeros((64, 2), i64), np.zeros((64, 16), i64), np.zeros(64, i64),
-                    np.zeros(53, i64))
+        self.buffer = np.zeros(_BLOCKS[-1], np.int64)
+        views = _python_views(self.buffer)
+        self.state, self.scratch, self.out = tuple(views[0:3]), tuple(views[3:15]), tuple(views[15:20])
+        self.memo, self.pmemo = views[20], views[21]
 
     def clear(self) -> None:
         _clear(self.memo, self.pmemo, self.state[2])
 
 
 class _Rules:
-    """One rule set's tables for the compiled search (built from the reference's ``_Game``)."""
+    """One rule set's tables for the compiled search (built from the reference's ``_Game``): one
+    bank, and views of it (``params``, ``rank_values``, ``tables``)."""
 
-    def __init__(self, ident: int, g) -> None:
+    def __init__(self, ident: int, g, plain: _Rules | None = None) -> None:
         from .. import solver as ref
 
-        self.values = np.asarray(g.values, np.int64)
-        self.rank_values = np.asarray(g.rank_values, np.int64)
         wild = -1 if g.wild is None else g.wild
-        self.params = np.array([-1 if g.cap is None else g.cap, int(g.ace_high), int(g.lives), wild, g.wild_bit,
-                                ident << 40], np.int64)
-        starts, rows = [0], []
-        for choices in g.set_choices:
-            rows.extend(choices)
-            starts.append(len(rows))
-        w_starts, w_rows = [0], []
-        for split in g.set_witness:
-            w_rows.extend(split)
-            w_starts.append(len(w_rows))
-        self.tables = (
-            np.asarray(ref._CLASS_ADD, np.int64),
-            np.asarray(ref._CLASS_GE, np.bool_),
-            np.asarray(ref._CLASS_SUM, np.int64),
-            np.asarray(starts, np.int64),
-            np.asarray(rows, np.int64).reshape(-1, 6),
-            np.asarray(w_starts, np.int64),
-            np.asarray(w_rows, np.int64).reshape(-1, 2),
-        )
+        plain_key = (ident if plain is None else plain.ident) << 40
+        params = [-1 if g.cap is None else g.cap, int(g.ace_high), int(g.lives), wild, g.wild_bit, ident << 40, plain_key]
+        self.ident = ident
+        set_rows = [row for choices in g.set_choices for row in choices]
+        set_starts = list(itertools.accumulate((len(c) for c in g.set_choices), initial=0))
+        witness_rows = [pair for split in g.set_witness for pair in split]
+        witness_starts = list(itertools.accumulate((len(w) for w in g.set_witness), initial=0))
+        tables = [np.asarray(t, np.int64).ravel() for t in (
+            ref._CLASS_ADD, ref._CLASS_GE, ref._CLASS_SUM, set_starts, set_rows, witness_starts, witness_rows)]
+        at = list(itertools.accumulate((t.size for t in tables), initial=_BANK_TABLES))
+        head = np.zeros(_BANK_TABLES, np.int64)
+        head[_BANK_PARAMS:_BANK_PARAMS + len(params)] = params
+        head[_BANK_VALUES:_BANK_AT] = g.rank_values
+        head[_BANK_AT:_BANK_TABLES] = at
+        self.bank = np.concatenate([head] + tables)
+        self.params, self.rank_values, self.tables = _python_rule_views(self.bank)
+        self.max_jokers = 0 if g.cap == 0 else 255
+        """The most jokers a hand may hold under these rules (none where no meld takes one)."""
 
 
 _WORK: _Workspace | None = None
 _RULES: dict = {}
-_IDENTS = itertools.count()
+_IDENTS = itertools.count(1)
 """Rule-set ids for the memo keys: never reused, so tables still held elsewhere never share keys."""
 
 
@@ -799,9 +1110,21 @@ def rules(game: str, wild_rank: int | None):
     if got is None:
         from .. import solver as ref
 
-        got = _RULES[(game, wild_rank)] = _Rules(next(_IDENTS), ref._GAMES.get((game, wild_rank))
-                                                 or ref._game(game, wild_rank))
+        g = ref._GAMES.get((game, wild_rank)) or ref._game(game, wild_rank)  # refuses what the reference refuses
+        plain = None if wild_rank is None else rules(game, None)
+        got = _RULES[(game, wild_rank)] = _Rules(next(_IDENTS), g, plain)
     return got
+
+
+def wild_banks(game: str) -> np.ndarray:
+    """The banks of ``game`` without a wild rank and with each wild rank 0..12, one a row."""
+    got = _WILD_BANKS.get(game)
+    if got is None:
+        got = _WILD_BANKS[game] = np.stack([rules(game, w).bank for w in (None, *range(13))])
+    return got
+
+
+_WILD_BANKS: dict = {}
 
 
 def clear_caches() -> None:
@@ -812,7 +1135,16 @@ def clear_caches() -> None:
 
 def solve(nat: np.ndarray, rules_: _Rules, mode: int, limit: int = INF, lay: bool = False) -> tuple[int, int]:
     """(deadwood, melds laid out in the workspace's ``out``, or -1) of checked counts ``nat``."""
-    w = workspace()
-    return _solve(nat, mode, limit, lay, rules_.params, rules_.rank_values, rules_.tables, w.state, w.scratch,
-                  w.memo, w.pmemo, w.out)
+    return _solve_flat(nat, rules_.bank, mode, limit, lay, workspace().buffer)
 
+
+def value(hand, rules_: _Rules, mode: int, max_copies: int, max_jokers: int, max_cards: int) -> int:
+    """One hand's value (``_hand_value``): BAD when a count is out of bounds, OVERFLOW when the
+    hand is too large for the scratch arrays. ``hand``: 53 counts (bytes or a numeric array)."""
+    return _value(hand, rules_.bank, mode, max_copies, max_jokers, max_cards, workspace().buffer)
+
+
+def values(hands: np.ndarray, rows: np.ndarray, banks: np.ndarray, mode: int, max_copies: int, max_jokers: int,
+           max_cards: int, out: np.ndarray) -> int:
+    """Every hand's value into ``out`` (``_values``); the first out-of-bounds hand, or -1."""
+    return _values(hands, rows, banks, mode, max_copies, max_jokers, max_cards, workspace().buffer, out)
