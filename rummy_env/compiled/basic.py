@@ -24,10 +24,11 @@ from numba import njit
 
 from ..cards import NUM_RANKS, NUM_TYPES
 from ..encoding import BASIC_MELD_BASE, BASIC_NUM_ACTIONS, BASIC_PLACE_BASE, DISCARD_BASE
+from ..game import PHASE_DRAW
 from ..melds import RUN
 from ..ruleset import RuleSet
 from . import skeleton, table
-from .skeleton import CURRENT, ENDED, GAME_MOVE, GOES_ON, NMELDS, PHASE, PHASE_DRAW, TAKEN, held_bits
+from .skeleton import CURRENT, ENDED, GAME_MOVE, GOES_ON, NMELDS, PHASE, TAKEN, held_bits
 from .table import SETS_PER_RANK
 
 _KING = NUM_RANKS - 1  # the highest run position: the ace is low only (B1)

@@ -24,9 +24,10 @@ from numba import njit
 from .. import solver
 from ..cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ..encoding import INDIAN_DECLARE_BASE, INDIAN_NUM_ACTIONS
+from ..game import PHASE_DRAW
 from ..ruleset import RuleSet
 from . import skeleton
-from .skeleton import ASK_PYTHON, CURRENT, ENDED, GAME_MOVE, GOES_ON, IN_RUN, LONE, PHASE, PHASE_DRAW, SHOWN, TAKEN, \
+from .skeleton import ASK_PYTHON, CURRENT, ENDED, GAME_MOVE, GOES_ON, IN_RUN, LONE, PHASE, SHOWN, TAKEN, \
     bit_count, bit_length
 
 _RUN_STARTS = sum(1 << (s * NUM_RANKS + r) for s in range(4) for r in range(NUM_RANKS - 2))
@@ -72,7 +73,8 @@ def _joker_meld_after_discard(c0, c1, c2, c3, t0, t1, t2, t3, m0, m1, m2, m3):
     cards = (c0, c1, c2, c3)
     twice = (t0, t1, t2, t3)
     held = (m0, m1, m2, m3)
-    counts = (bit_count(c0) + bit_count(t0), bit_count(c1) + bit_count(t1), bit_count(c2) + bit_count(t2), bit_count(c3) + bit_count(t3))
+    counts = (bit_count(c0) + bit_count(t0), bit_count(c1) + bit_count(t1), bit_count(c2) + bit_count(t2),
+              bit_count(c3) + bit_count(t3))
     count = counts[0] + counts[1] + counts[2] + counts[3]
     if count <= 2:
         return True

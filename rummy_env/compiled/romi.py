@@ -34,15 +34,15 @@ import numpy as np
 from numba import njit
 
 from ..cards import JOKER, NUM_RANKS, NUM_TYPES
-from ..encoding import DISCARD_BASE, ROMI_MELD_BASE, ROMI_NUM_ACTIONS, ROMI_PLACE_BASE, ROMI_PLACE_JOKER_LOW_BASE, \
-    ROMI_TAKE_CUT_ACTION, move_ids
+from ..encoding import DISCARD_BASE, DRAW_ACTION, ROMI_MELD_BASE, ROMI_NUM_ACTIONS, ROMI_PLACE_BASE, \
+    ROMI_PLACE_JOKER_LOW_BASE, ROMI_TAKE_CUT_ACTION, TAKE_DISCARD_ACTION, move_ids
 from ..game import PHASE_DRAW, GameState
 from ..melds import RUN, SET
 from ..obs_spec import MAX_TABLE_MELDS
 from ..ruleset import RuleSet
 from . import skeleton, table
-from .skeleton import ASK_PYTHON, CURRENT, DRAW_ACTION, ENDED, GAME_MOVE, GOES_ON, IN_RUN, LONE, MAX_SLOTS, NMELDS, \
-    NUM_SCALARS, OWED, OWED_JOKERS, PHASE, PILE_LEN, SHOWN, TAKE_ACTION, TAKEN, bit_count, held_bits
+from .skeleton import ASK_PYTHON, CURRENT, ENDED, GAME_MOVE, GOES_ON, IN_RUN, LONE, MAX_SLOTS, NMELDS, \
+    NUM_SCALARS, OWED, OWED_JOKERS, PHASE, PILE_LEN, SHOWN, TAKEN, bit_count, held_bits
 from .table import SETS_PER_RANK
 
 # The search keeps two columns more than a row's scalars: the hand's size and whether it has opened.
@@ -366,7 +366,7 @@ def few_homeless(hand, cut, nm, tk, tkey, tlow, tlen, ts, in_run, lone):
 @njit(cache=True)
 def _copy_down(d, w):
     """Position ``d`` of the search copied to ``d + 1``."""
-    sh, sk, ssc, stk, stkey, stlow, stlen, sts = w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
+    sh, ssc, stk, stkey, stlow, stlen, sts = w[0], w[2], w[3], w[4], w[5], w[6], w[7]
     sh[d + 1] = sh[d]
     ssc[d + 1] = ssc[d]
     nm = ssc[d, NMELDS]
@@ -547,7 +547,7 @@ def _write_mask(row, seat, s, w, g):
         mask[DRAW_ACTION] = 1
         if sc[PILE_LEN]:
             if s.turns_taken[row, seat] == 0:
-                mask[TAKE_ACTION] = 1  # R4: free on one's first turn
+                mask[TAKE_DISCARD_ACTION] = 1  # R4: free on one's first turn
             else:  # R4: only if this turn's plays can put it on the table
                 top = np.int64(s.pile[row, sc[PILE_LEN] - 1])
                 if top == JOKER or has_home(top, hand, held_bits(hand) | (np.int64(1) << top), hand[JOKER], nm,
@@ -564,7 +564,7 @@ def _write_mask(row, seat, s, w, g):
                     budget[0] = w[13][0]
                     found = search(FINISH, 0, True, top, w, g)
                     if found == 1:
-                        mask[TAKE_ACTION] = 1
+                        mask[TAKE_DISCARD_ACTION] = 1
                     elif found < 0:
                         unknown = True
         cut = sc[SHOWN]
@@ -622,8 +622,8 @@ def step_rows(rows, actions, s, w, g):
         row = rows[k]
         a = actions[k]
         done = skeleton.turn_step(row, a, s)
-        if done == GAME_MOVE and a == ROMI_TAKE_CUT_ACTION:  # R4: takes the cut card and goes out (R7
-            skeleton.win(row, s.scalars[row, CURRENT], s)  # reads only the others)
+        if done == GAME_MOVE and a == ROMI_TAKE_CUT_ACTION:  # R4: takes the cut card and goes out
+            skeleton.win(row, s.scalars[row, CURRENT], s)  # (the payments, R7, read only the others)
             done = ENDED
         elif done == GAME_MOVE:  # a meld, lay-off or joker swap (R5)
             if a < ROMI_PLACE_BASE:

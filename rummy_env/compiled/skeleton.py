@@ -32,8 +32,8 @@ from numba import njit, types
 from numba.experimental import structref
 
 from .. import solver
-from ..cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES
-from ..encoding import DISCARD_BASE, discard_cap, layout_for
+from ..cards import JOKER, NUM_NATURAL, NUM_TYPES
+from ..encoding import DISCARD_BASE, DRAW_ACTION, TAKE_DISCARD_ACTION, discard_cap, layout_for
 from ..game import PHASE_DRAW, PHASE_OVER, PHASE_PLAY, HandResult
 from ..obs_spec import MAX_TABLE_MELDS
 from ..ruleset import RuleSet
@@ -65,14 +65,12 @@ _PLANES = ((L_HAND, "hand"), (L_TOP, "discard_top"), (L_REST, "discard_rest"), (
            (L_STOCK, "stock_size"), (L_REBUILT, "stock_rebuilt"), (L_SIZES, "hand_sizes"), (L_OPENED, "opened"),
            (L_MATCH, "match_scores"), (L_TURN, "turn"))
 
-DRAW_ACTION = 0
-TAKE_ACTION = 1
 MAX_SLOTS = 14
 """Cards one table meld holds: a run of 13, and room to shift it while a card goes in (römi, Basic)."""
 HISTORY_LIMIT = 1 << 13
 """Moves of a hand kept for ``Core.state_dict`` (hands longer than this have no state)."""
 
-if (DISCARD_BASE, JOKER, NUM_TYPES) != (2, 52, 53):
+if (DRAW_ACTION, TAKE_DISCARD_ACTION, DISCARD_BASE, JOKER, NUM_TYPES) != (0, 1, 2, 52, 53):
     raise ImportError("rummy_env.compiled expects the discard ids and card types of rummy_env.encoding")
 if (PHASE_DRAW, PHASE_PLAY, PHASE_OVER) != (0, 1, 2):
     raise ImportError("rummy_env.compiled expects the engine's phases 0, 1, 2")
@@ -194,12 +192,14 @@ def bit_count(x):
 
 @njit(cache=True)
 def bit_length(x):
-    """``int.bit_length`` of ``x`` >= 0."""
-    n = 0
-    while x:
-        x >>= 1
-        n += 1
-    return n
+    """``int.bit_length`` of ``x`` (0 <= x < 2**62): the bits below its highest, set, and counted."""
+    x |= x >> 1
+    x |= x >> 2
+    x |= x >> 4
+    x |= x >> 8
+    x |= x >> 16
+    x |= x >> 32
+    return bit_count(x)
 
 
 @njit(cache=True)
@@ -341,7 +341,7 @@ def turn_step(row, a, s):
     sc[HISTORY_LEN] += 1
     if a == DRAW_ACTION:
         draw(row, seat, s)
-    elif a == TAKE_ACTION:
+    elif a == TAKE_DISCARD_ACTION:
         take_discard(row, seat, s)
     elif a < DISCARD_BASE + NUM_TYPES:
         discard(row, seat, a - DISCARD_BASE, s)
@@ -497,7 +497,7 @@ def draw_mask(mask, sc):
     """Draw, or take the discard top when there is one (G4)."""
     mask[DRAW_ACTION] = 1
     if sc[PILE_LEN]:
-        mask[TAKE_ACTION] = 1
+        mask[TAKE_DISCARD_ACTION] = 1
 
 
 @njit(cache=True)

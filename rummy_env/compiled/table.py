@@ -153,10 +153,9 @@ def place_row(row, meld, card, low_end, s):
 
 
 @njit(cache=True)
-def write_observation(out, row, seat, s):
-    """``ObservationEncoder.encode`` of ``seat`` in row ``row`` into ``out``: the skeleton's planes
-    and the table's."""
-    skeleton.write_observation(out, row, seat, s)
+def write_table_planes(out, row, seat, s):
+    """The table's planes of ``ObservationEncoder.encode`` for ``seat`` in row ``row`` into ``out``
+    (written by the skeleton's ``write_observation`` first)."""
     lay = s.lay
     sc = s.scalars[row]
     if lay[L_MUST] >= 0:  # a game without owed cards (Basic) has no ``must_place`` plane
@@ -194,11 +193,19 @@ def write_observation(out, row, seat, s):
 
 
 @njit(cache=True)
+def write_observation(out, row, seat, s):
+    """``ObservationEncoder.encode`` of ``seat`` in row ``row`` into ``out``: the skeleton's planes
+    and the table's."""
+    skeleton.write_observation(out, row, seat, s)
+    write_table_planes(out, row, seat, s)
+
+
+@njit(cache=True)
 def observe_row(row, s):
-    """``write_observation`` of the seat to act into the row's observation; that seat, in ``to_act`` too."""
-    seat = s.scalars[row, CURRENT]
-    write_observation(s.observations[row], row, seat, s)
-    s.to_act[row] = seat
+    """The observation of the seat to act into the row's (``skeleton.observe_row`` and the table's
+    planes); that seat."""
+    seat = skeleton.observe_row(row, s)
+    write_table_planes(s.observations[row], row, seat, s)
     return seat
 
 
