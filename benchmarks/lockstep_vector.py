@@ -76,7 +76,8 @@ def main(argv=None) -> int:
                                  look_every=499, **options)
                 hands = sum(ended[k] for k in ("declare", "out", "stalemate", "cut_off", "match"))
                 total += hands
-                outcomes = ", ".join(f"{k} {v}" for k, v in sorted(ended.items()) if v and k not in ("rebuilt", "layoff"))
+                shown = {k: v for k, v in sorted(ended.items()) if v and k not in ("rebuilt", "layoff")}
+                outcomes = ", ".join(f"{k} {v}" for k, v in shown.items())
                 print(f"{game} {players} players, {name:<18} {hands:>6} ended ({outcomes}) in "
                       f"{time.perf_counter() - start:.0f} s: identical", flush=True)
     print(f"{total} hands or matches, every step identical")

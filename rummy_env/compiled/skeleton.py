@@ -536,7 +536,7 @@ class Core:
     ``_ask_python`` (rows whose mask a kernel left to Python) and ``_payments``."""
 
     MOVES_PER_TURN = (2, 1)
-    """(moves a turn, moves more) of the history kept: ``min(a * max_turns + b, HISTORY_LIMIT)``."""
+    """(per turn, more): a hand keeps ``min(per_turn * max_turns + more, HISTORY_LIMIT)`` moves of its history."""
     tables: tuple = ()
 
     def __init__(self, rules: RuleSet, num_envs: int, observations: np.ndarray, action_masks: np.ndarray,
