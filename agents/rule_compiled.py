@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rummy_env.compiled.solver import FREE, INF, JOKER, OVERFLOW, _solve
+from rummy_env.compiled.solver import FREE, INF, JOKER, OVERFLOW
+from rummy_env.compiled.solver import search_kernel as _solve
 
 # offsets: positions of the observation planes the decision reads (-1: the game lacks it)
 O_HAND, O_TOP, O_REST, O_WILD, O_KNOWN, O_PHASE, O_TURN, O_TABLE_CARDS, O_CUT = range(9)

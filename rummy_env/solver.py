@@ -640,6 +640,17 @@ def _game(game: str, wild_rank: int | None) -> _Game:
     return g
 
 
+def game_tables(game: str, wild_rank: int | None):
+    """The reference search's tables for ``game`` (``"count"``: Indian counted in cards) with
+    ``wild_rank``, built once (the compiled search copies them); an unknown game is refused."""
+    return _GAMES.get((game, wild_rank)) or _game(game, wild_rank)
+
+
+def class_tables() -> tuple:
+    """The suit-class tables (add, at-least, sum) the compiled search copies."""
+    return _CLASS_ADD, _CLASS_GE, _CLASS_SUM
+
+
 def clear_caches() -> None:
     """Forget every memoised suit profile (for benchmarks of a cold start; answers do not change)."""
     _GAMES.clear()

@@ -29,17 +29,7 @@ PENDING_CIRCLES = {
 }
 """Circles left in files another change is rewriting; each must still be a circle (else remove it)."""
 
-PENDING_PRIVATE = {
-    ("rummy_env.compiled.indian", "rummy_env.solver", "_mask_facts"): "the compiled cores' skeleton",
-    ("rummy_env.compiled.solver", "rummy_env.solver", "_CLASS_ADD"): "the solver's rewrite",
-    ("rummy_env.compiled.solver", "rummy_env.solver", "_CLASS_GE"): "the solver's rewrite",
-    ("rummy_env.compiled.solver", "rummy_env.solver", "_CLASS_SUM"): "the solver's rewrite",
-    ("rummy_env.compiled.solver", "rummy_env.solver", "_GAMES"): "the solver's rewrite",
-    ("rummy_env.compiled.solver", "rummy_env.solver", "_game"): "the solver's rewrite",
-    ("agents.rule_compiled", "rummy_env.compiled.solver", "_solve"): "the solver's rewrite (a public search entry)",
-    ("rummy_env.compiled.basic", "rummy_env.compiled.romi", "_end_turn"): "the compiled cores' skeleton",
-    ("rummy_env.compiled.basic", "rummy_env.compiled.romi", "_held"): "the compiled cores' skeleton",
-    ("rummy_env.compiled.basic", "rummy_env.compiled.romi", "_take"): "the compiled cores' skeleton",
+PENDING_PRIVATE: dict[tuple[str, str, str], str] = {
 }
 """(module, the module it reaches into, the private name) left in files another change is
 rewriting; each must still be there (else remove it)."""

@@ -1,145 +1,34 @@
-"""``VectorGame(backend="numba")`` against the Python engine, in lockstep, and its bad input.
+"""``VectorGame(backend="numba")`` against the Python engine in every game: lockstep, bad input,
+and the scenarios random play seldom reaches.
 
-Both backends get the same seeds and the same random legal actions; every step their
-observations, masks, seats to act, rewards, terminated/truncated flags and results must be equal,
-and now and then every seat's ``observe`` and each slot's ``state``. Declarations are rare in
-random play, so actions prefer a declaration whenever one is legal, and some slots are loaded with
-a hand one draw away from declaring (I5). ``benchmarks/lockstep_vector.py`` runs the same check
-over many more hands.
+The lockstep cases (``vector_lockstep.lockstep``) step both backends with the same seeds and
+actions and compare every buffer and result each step; each case states what it must have
+exercised (outcomes, lay-offs, owed cards, refusals, loads), so a case that stopped reaching its
+rule fails. Cases marked ``slow`` play many more hands (``pytest -m slow``);
+``benchmarks/lockstep_vector.py`` plays more still.
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rummy_env.cards import JOKER, NUM_RANKS, NUM_TYPES
-from rummy_env.compiled import mt19937
-from rummy_env.encoding import INDIAN_DECLARE_BASE, layout_for
+from rummy_env.compiled import drop_stale_kernels, mt19937
+from rummy_env.compiled.skeleton import bit_count, bit_length
+from rummy_env.encoding import BASIC_MELD_BASE, INDIAN_DECLARE_BASE
 from rummy_env.game import GameState
-from rummy_env.match import Match
-from rummy_env.ruleset import make_ruleset
+from rummy_env.ruleset import game_spec, make_ruleset
 from rummy_env.vector import BACKENDS, IllegalActionError, VectorGame
-from vector_lockstep import assert_same
+from vector_lockstep import assert_same, choose, lockstep, same_refusal
 
-def _actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A random legal action per row, a declaration whenever one is legal (I5)."""
-    weights = rng.random(masks.shape) + masks
-    weights[:, INDIAN_DECLARE_BASE:] += masks[:, INDIAN_DECLARE_BASE:]
-    return np.argmax(weights * (masks > 0), axis=1).astype(np.int64)
+GAMES = ("indian", "basic", "romi")
 
 
-def lockstep(players: int, num_envs: int, steps: int, seed: int, *, loaded: int = 0, look_every: int = 97,
-             rows_every: int = 0, **options) -> Counter:
-    """Step both backends ``steps`` times; returns how the hands (matches) ended, by outcome, and
-    ``"rebuilt"`` for the steps after which some stock had been rebuilt (G8)."""
-    python = VectorGame("indian", num_envs, players, seed=seed, **options)
-    numba = VectorGame("indian", num_envs, players, seed=seed, backend="numba", **options)
-    python.reset(seed)
-    numba.reset(seed)
-    rng = np.random.default_rng(seed)
-    for i in range(loaded):
-        state, match = declarable_state(python.rules, rng, f"{seed}:{i}", python.match_mode)
-        python.load(i, state.clone(), match)
-        numba.load(i, state.clone(), None if match is None else _copy_match(match))
-    ended: Counter = Counter()
-    assert_same(python, numba, "after reset")
-    rebuilt_at = layout_for(python.rules).slices["stock_rebuilt"].start
-    for step in range(steps):
-        actions = _actions(python.action_masks, rng)
-        if rows_every and step % rows_every == 0:
-            rows = rng.permutation(num_envs)[:max(1, num_envs // 2)]
-            python.step_rows(rows, actions[rows])
-            numba.step_rows(rows, actions[rows])
-        else:
-            python.step(actions)
-            numba.step(actions)
-        assert_same(python, numba, f"step {step}")
-        ended.update(r.outcome for r in python.results if r is not None)
-        ended["rebuilt"] += bool(python.observations[:, rebuilt_at].any())
-        if step % look_every == 0:
-            i = step % num_envs
-            for seat in range(players):
-                np.testing.assert_array_equal(python.observe(i, seat), numba.observe(i, seat))
-            assert numba.state(i).to_dict() == python.state(i).to_dict()
-    return ended
-
-
-def _copy_match(match: Match) -> Match:
-    copy = Match(match.rules, match.seed)
-    copy.totals = match.totals[:]
-    copy.hands_played = match.hands_played
-    return copy
-
-
-def declarable_state(rules, rng: np.random.Generator, seed: str, match_mode: bool) -> tuple[GameState, Match | None]:
-    """A fresh deal in which the first player holds 13 cards that declare (I5): a pure run, a
-    second run (with a joker now and then) and sets, the cards swapped in from the stock or the
-    other hands. After a draw from the stock, discarding the card drawn declares (a card taken from
-    the discard pile may not be the discard, G7)."""
-    match = None
-    if match_mode:
-        match = Match(rules, seed)
-        state = match.deal()
-    else:
-        state = GameState(rules, seed)
-    while True:
-        target = _declaration(rules, rng)
-        if sum(min(target[c], n) for c, n in enumerate(_outside_wild(state))) == 13:
-            break  # every card of it is somewhere but the wild card (I2)
-    hand = state.hands[state.current]
-    give = [c for c in range(NUM_TYPES) for _ in range(max(0, hand[c] - target[c]))]
-    need = [c for c in range(NUM_TYPES) for _ in range(max(0, target[c] - hand[c]))]
-    for card, back in zip(need, give):
-        others = [p for p in range(rules.num_players) if p != state.current and state.hands[p][card]]
-        if card in state.stock:
-            state.stock[state.stock.index(card)] = back
-        elif others:
-            state.hands[others[0]][card] -= 1
-            state.hands[others[0]][back] += 1
-        else:
-            state.discard[state.discard.index(card)] = back
-        hand[card] += 1
-        hand[back] -= 1
-    assert hand == target
-    state._legal = None
-    return state, match
-
-
-def _declaration(rules, rng: np.random.Generator) -> list[int]:
-    """13 cards (counts) that declare (I5): a pure run of four, a run of three, two sets of three."""
-    target = [0] * NUM_TYPES
-    suits = rng.permutation(4)
-    low = int(rng.integers(0, 9))
-    for r in range(low, low + 4):  # the pure run (first life)
-        target[suits[0] * NUM_RANKS + r] += 1
-    low = int(rng.integers(0, 10))
-    run = [suits[1] * NUM_RANKS + r for r in range(low, low + 3)]
-    if rules.printed_jokers and rng.random() < 0.5:
-        run[1] = JOKER  # the second life may hold a joker
-    for card in run:
-        target[card] += 1
-    for rank in rng.permutation(NUM_RANKS)[:2]:  # two sets of three
-        for suit in rng.permutation(4)[:3]:
-            target[suit * NUM_RANKS + rank] += 1
-    return target
-
-
-def _outside_wild(state: GameState) -> list[int]:
-    """How many of each card type the deck has, but for the wild card turned up."""
-    counts = [state.rules.decks] * NUM_TYPES
-    counts[JOKER] = state.rules.printed_jokers
-    if state.wild_card != -1:
-        counts[state.wild_card] -= 1
-    return counts
-
-
-# ------------------------------------------------------------------------------ the shuffles
+# ------------------------------------------------------------------------------ the shuffles, the bits
 
 
 @settings(max_examples=40, deadline=None)
@@ -164,60 +53,120 @@ def test_generator_words_are_cpythons():
     assert [mt19937.next_word(state) for _ in range(1500)] == [reference.getrandbits(32) for _ in range(1500)]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**62 - 1))
+def test_bit_helpers_are_pythons(x):
+    assert bit_count(x) == x.bit_count()
+    assert bit_length(x) == x.bit_length()
+
+
+def test_kernels_cached_from_other_sources_are_dropped(tmp_path):
+    """numba's cache would keep a kernel whose called modules changed: the package drops its cache
+    whenever any of its sources changes, and keeps it otherwise."""
+    source = tmp_path / "core.py"
+    source.write_text("x = 1\n")
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    kernel = cache / "core.step-1.py311.nbi"
+    kernel.write_text("stale")
+    drop_stale_kernels(tmp_path)
+    assert not kernel.exists()
+    kernel.write_text("fresh")
+    drop_stale_kernels(tmp_path)
+    assert kernel.exists()
+    source.write_text("x = 22\n")
+    drop_stale_kernels(tmp_path)
+    assert not kernel.exists() and (cache / "numba-sources.stamp").exists()
+
+
 # ------------------------------------------------------------------------------ lockstep
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 6])
-def test_lockstep_short_hands(players):
-    """Many hands, cut off by the turn cap (G9), some loaded one draw from declaring (I5)."""
-    ended = lockstep(players, num_envs=16, steps=2400, seed=players, loaded=12, max_turns=24)
-    assert ended["cut_off"] >= 600
-    assert ended["declare"] >= 4
+def case(game: str, players: int, expect: dict, *, slow: bool = False, **arguments):
+    """One lockstep case: ``lockstep(game, players, **arguments)`` must count at least ``expect``."""
+    name = "-".join([game, f"{players}p", *(f"{k}={v}" for k, v in arguments.items() if k != "num_envs")])
+    return pytest.param(game, players, arguments, expect, id=name, marks=[pytest.mark.slow] if slow else [])
 
 
-@pytest.mark.parametrize(("players", "options"), [
-    (2, {}),
-    (5, {"wild_joker": True}),
-    (3, {"printed_jokers": 0, "penalty_cap": 40}),
-])
-def test_lockstep_whole_hands(players, options):
-    """Hands played to a stalemate after the stock's rebuild (G8) or a declaration (I5)."""
-    ended = lockstep(players, num_envs=8, steps=2000, seed=20 + players, loaded=8, **options)
-    assert ended["rebuilt"] and ended["stalemate"] >= 4 and ended["declare"] >= 2
+WHOLE_HANDS = {"illegal_every": 37, "load_every": 29}
+"""Whole hands with refusals and mid-turn loads."""
+
+LOCKSTEP_CASES = [
+    # Indian: short hands cut off by the turn cap (G9), some loaded one draw from declaring (I5)
+    case("indian", 2, {"cut_off": 100, "declare": 2}, num_envs=16, steps=400, seed=2, loaded=12, max_turns=24),
+    *(case("indian", p, {"cut_off": 600, "declare": 4}, slow=True, num_envs=16, steps=2400, seed=p, loaded=12,
+           max_turns=24) for p in (2, 3, 4, 6)),
+    # Indian: hands played to a stalemate after the stock's rebuild (G8) or a declaration (I5)
+    case("indian", 2, {"rebuilt": 1, "stalemate": 4, "declare": 2}, slow=True, num_envs=8, steps=2000, seed=22,
+         loaded=8),
+    case("indian", 5, {"rebuilt": 1, "stalemate": 4, "declare": 2}, slow=True, num_envs=8, steps=2000, seed=25,
+         loaded=8, wild_joker=True),
+    case("indian", 3, {"rebuilt": 1, "stalemate": 4, "declare": 2}, slow=True, num_envs=8, steps=2000, seed=23,
+         loaded=8, printed_jokers=0, penalty_cap=40),
+    # Indian: the wild rank (I2) in the declaration tests and the penalties
+    case("indian", 2, {"declare": 12}, num_envs=12, steps=400, seed=7, loaded=12, wild_joker=True, max_turns=60),
+    # Indian: refusals and mid-turn loads (G7), and step_rows
+    case("indian", 3, {"refused": 10, "loaded": 5, "cut_off": 10}, num_envs=8, steps=400, seed=31, loaded=4,
+         max_turns=30, rows_every=3, **WHOLE_HANDS),
+    # Basic: going out by a play or a last discard (B4), lay-offs (B3), refusals, loads
+    case("basic", 2, {"out": 100, "by_play": 5, "layoff": 100, "refused": 30, "loaded": 10}, slow=True,
+         num_envs=16, steps=1500, seed=11, out_of_range=0.1, **WHOLE_HANDS),
+    case("basic", 2, {"out": 8, "layoff": 40, "refused": 8, "loaded": 3}, num_envs=8, steps=400, seed=11,
+         out_of_range=0.1, **WHOLE_HANDS),
+    *(case("basic", p, {"out": 15}, slow=True, num_envs=8, steps=800, seed=p, illegal_every=41, load_every=31,
+           out_of_range=0.1) for p in (3, 4)),
+    # Basic: timid play runs the stock out: rebuilt once, then a stalemate (G8)
+    case("basic", 2, {"stalemate": 3}, slow=True, num_envs=8, steps=800, seed=4, prefer=-0.9),
+    # Basic: the turn cap (G9), step_rows
+    case("basic", 2, {"cut_off": 20}, num_envs=10, steps=500, seed=5, rows_every=3, max_turns=12, prefer=-0.5),
+    # römi: going out (R6, with the cut card R4), owed cards (R4, R5), refusals, loads
+    case("romi", 2, {"out": 150, "cut": 5, "owed": 300, "refused": 30, "loaded": 10}, slow=True, num_envs=16,
+         steps=1500, seed=11, **WHOLE_HANDS),
+    case("romi", 2, {"out": 12, "cut": 1, "owed": 60, "refused": 8, "loaded": 3}, num_envs=8, steps=400, seed=11,
+         **WHOLE_HANDS),
+    *(case("romi", p, {"out": 30}, slow=True, num_envs=8, steps=800, seed=p, illegal_every=41, load_every=31)
+      for p in (3, 4)),
+    # römi: the turn cap (G9), step_rows
+    case("romi", 2, {"cut_off": 20}, num_envs=10, steps=500, seed=5, rows_every=3, max_turns=12),
+    # römi: a look-ahead budget of a few positions: the engine writes many masks, still identical
+    case("romi", 2, {"engine": 50}, slow=True, num_envs=8, steps=600, seed=13, search_budget=2, load_every=23),
+    case("romi", 2, {"engine": 10}, num_envs=8, steps=300, seed=13, search_budget=2, load_every=23),
+    # matches (I8, B6, R8): totals in the observation, the reward at the match's end, max_hands cut-offs
+    *(case("indian", 3, {"match": 1, "cut_off": 8}, slow=reward == "win", num_envs=8, steps=700, seed=4, loaded=4,
+           match=True, match_reward=reward, match_target=60, max_hands=3, max_turns=30)
+      for reward in ("points", "win")),
+    case("basic", 2, {"match": 2}, num_envs=8, steps=1200, seed=8, match=True, match_target=30, max_hands=4,
+         match_reward="points", rummy_bonus=True, prefer=3.0),
+    case("basic", 3, {"match": 2}, slow=True, num_envs=8, steps=1200, seed=8, match=True, match_target=30,
+         max_hands=4, match_reward="win", rummy_bonus=True, prefer=3.0),
+    *(case("romi", p, {"match": 2, "cut_off": 5}, slow=reward == "win", num_envs=8, steps=1200, seed=8, match=True,
+           match_target=100, max_hands=3, match_reward=reward) for p, reward in ((2, "points"), (3, "win"))),
+]
 
 
-def test_lockstep_wild_joker_declarations():
-    """The wild rank (I2) in the declaration tests and the penalties."""
-    ended = lockstep(2, num_envs=12, steps=400, seed=7, loaded=12, wild_joker=True, max_turns=60)
-    assert ended["declare"] >= 12
+@pytest.mark.parametrize(("game", "players", "arguments", "expect"), LOCKSTEP_CASES)
+def test_lockstep(game, players, arguments, expect):
+    counts = lockstep(game, players, **arguments)
+    short = {key: counts[key] for key, least in expect.items() if counts[key] < least}
+    assert not short, f"expected at least {expect}, counted {dict(counts)}"
 
 
-@pytest.mark.parametrize("match_reward", ["points", "win"])
-def test_lockstep_match_mode(match_reward):
-    """Matches (I8): totals in the observation, the reward at the match's end, max_hands cut-offs."""
-    ended = lockstep(3, num_envs=8, steps=700, seed=4, loaded=4, match=True, match_reward=match_reward,
-                     match_target=60, max_hands=3, max_turns=30)
-    assert ended["match"] + ended["cut_off"] >= 8
-
-
-def test_lockstep_step_rows():
-    """``step_rows`` steps only the rows given, in both."""
-    ended = lockstep(2, num_envs=10, steps=400, seed=9, loaded=3, rows_every=3, max_turns=30)
-    assert ended["cut_off"] >= 10
-
-
+@pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=6, deadline=None)
-@given(st.integers(2, 6), st.integers(0, 2**40), st.integers(1, 40), st.booleans())
-def test_lockstep_any_seed(players, seed, max_turns, wild_joker):
-    lockstep(players, num_envs=3, steps=90, seed=seed, loaded=1, max_turns=max_turns, wild_joker=wild_joker)
+@given(data=st.data(), seed=st.integers(0, 2**40), max_turns=st.integers(1, 60))
+def test_lockstep_any_seed(game, data, seed, max_turns):
+    players = data.draw(st.integers(*game_spec(game).players), label="players")
+    options = {"loaded": 1, "wild_joker": data.draw(st.booleans(), label="wild_joker")} if game == "indian" else {}
+    lockstep(game, players, num_envs=3, steps=120, seed=seed, look_every=7, illegal_every=11, load_every=13,
+             max_turns=max_turns, **options)
 
 
 # ------------------------------------------------------------------------------ bad input
 
 
-def _pair(**options) -> tuple[VectorGame, VectorGame]:
-    python = VectorGame("indian", 3, 2, seed=1, **options)
-    numba = VectorGame("indian", 3, 2, seed=1, backend="numba", **options)
+def _pair(game: str, **options) -> tuple[VectorGame, VectorGame]:
+    python = VectorGame(game, 3, 2, seed=1, **options)
+    numba = VectorGame(game, 3, 2, seed=1, backend="numba", **options)
     python.reset(1)
     numba.reset(1)
     return python, numba
@@ -234,37 +183,25 @@ def _refusal(vector: VectorGame, method: str, *args) -> str:
     return str(err.value)
 
 
+@pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("actions", [
     np.zeros(2, np.int64),
     np.zeros((3, 1), np.int64),
     np.zeros(3, np.float32),
     np.zeros(3, bool),
-    np.array([0, 0, 999]),
+    np.array([0, 0, 999]),  # out of range in Indian, forbidden by the mask in Basic and römi
+    np.array([0, 0, 9999]),
     np.array([0, 0, -1]),
     np.array([0, 0, 2**64 - 1], np.uint64),
-    np.array([0, 0, 5], np.int8),  # a discard in the draw phase (I4)
-    np.array([0, 1, 60]),  # a declaration in the draw phase
+    np.array([0, 0, 5], np.int8),  # a discard in the draw phase (I4, B3, R4)
+    np.array([0, 1, 60]),  # a declaration (I5) or a meld in the draw phase
 ])
-def test_bad_actions_same_message_nothing_changes(actions):
-    python, numba = _pair()
+def test_bad_actions_same_message_nothing_changes(game, actions):
+    python, numba = _pair(game)
     assert _refusal(numba, "step", actions) == _refusal(python, "step", actions)
 
 
-def test_illegal_play_phase_actions_same_message():
-    """After a draw: a card not held, the card just taken (G7), a declaration that is not one (I5)."""
-    python, numba = _pair()
-    python.step(np.array([1, 1, 0]))
-    numba.step(np.array([1, 1, 0]))
-    taken = int(python.state(0).taken_card)
-    missing = next(c for c in range(NUM_TYPES) if not python.state(1).hands[python.state(1).current][c])
-    held = next(c for c in range(NUM_TYPES) if python.state(2).hands[python.state(2).current][c])
-    actions = [2 + held, 2 + held, 2 + held]
-    for row, action in ((0, 2 + taken), (1, 2 + missing), (2, INDIAN_DECLARE_BASE + held)):
-        bad = np.array(actions)
-        bad[row] = action
-        assert _refusal(numba, "step", bad) == _refusal(python, "step", bad)
-
-
+@pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize(("rows", "actions"), [
     (np.array([0, 0]), np.array([0, 0])),
     (np.array([3]), np.array([0])),
@@ -273,29 +210,45 @@ def test_illegal_play_phase_actions_same_message():
     (np.array([1, 2]), np.array([0.0, 0.0])),
     (np.array([1, 2]), np.array([0, 7])),
 ])
-def test_bad_step_rows_same_message(rows, actions):
-    python, numba = _pair()
-    assert (_refusal(numba, "step_rows", rows, actions)
-            == _refusal(python, "step_rows", rows, actions))
+def test_bad_step_rows_same_message(game, rows, actions):
+    python, numba = _pair(game)
+    assert _refusal(numba, "step_rows", rows, actions) == _refusal(python, "step_rows", rows, actions)
+
+
+def test_indian_illegal_play_phase_actions_same_message():
+    """After a draw: a card not held, the card just taken (G7), a declaration that is not one (I5)."""
+    python, numba = _pair("indian")
+    python.step(np.array([1, 1, 0]))
+    numba.step(np.array([1, 1, 0]))
+    taken = int(python.state(0).taken_card)
+    missing = next(c for c in range(53) if not python.state(1).hands[python.state(1).current][c])
+    held = next(c for c in range(53) if python.state(2).hands[python.state(2).current][c])
+    actions = [2 + held, 2 + held, 2 + held]
+    for row, action in ((0, 2 + taken), (1, 2 + missing), (2, INDIAN_DECLARE_BASE + held)):
+        bad = np.array(actions)
+        bad[row] = action
+        assert _refusal(numba, "step", bad) == _refusal(python, "step", bad)
 
 
 def test_numba_backend_plays_every_game():
     assert "numba" in BACKENDS
-    for game in ("indian", "basic", "romi"):
+    for game in GAMES:
         assert type(VectorGame(game, 2, 2, backend="numba")).__name__ == "CompiledVectorGame"
 
 
-def test_numba_backend_refuses_what_python_refuses():
+@pytest.mark.parametrize("game", GAMES)
+def test_numba_backend_refuses_what_python_refuses(game):
     for options in ({"num_players": 7}, {"num_envs": 0}, {"wild_joker": 1}, {"match_reward": "most"}):
         with pytest.raises(ValueError) as python:
-            VectorGame(**({"game": "indian"} | options))
+            VectorGame(**({"game": game} | options))
         with pytest.raises(ValueError) as numba:
-            VectorGame(**({"game": "indian", "backend": "numba"} | options))
+            VectorGame(**({"game": game, "backend": "numba"} | options))
         assert str(numba.value) == str(python.value)
 
 
-def test_observe_before_reset_and_bad_slots():
-    vector = VectorGame("indian", 2, 2, backend="numba")
+@pytest.mark.parametrize("game", GAMES)
+def test_observe_before_reset_and_bad_slots(game):
+    vector = VectorGame(game, 2, 2, backend="numba")
     with pytest.raises(RuntimeError, match="call reset"):
         vector.observe(0, 0)
     vector.reset(3)
@@ -305,9 +258,10 @@ def test_observe_before_reset_and_bad_slots():
         vector.observe(0, 2)
 
 
-def test_state_is_a_copy():
+@pytest.mark.parametrize("game", GAMES)
+def test_state_is_a_copy(game):
     """``state(i)`` is rebuilt each call: changing it leaves the slot as it was."""
-    vector = VectorGame("indian", 1, 2, backend="numba")
+    vector = VectorGame(game, 1, 2, backend="numba")
     vector.reset(5)
     state = vector.state(0)
     state.apply(state.legal_moves()[0])
@@ -315,10 +269,94 @@ def test_state_is_a_copy():
     assert vector.state(0).history == []
 
 
-def test_load_checks_as_python_does():
-    numba = VectorGame("indian", 2, 2, backend="numba")
+@pytest.mark.parametrize("game", GAMES)
+def test_load_checks_as_python_does(game):
+    other = GAMES[(GAMES.index(game) + 1) % len(GAMES)]
+    numba = VectorGame(game, 2, 2, backend="numba")
     numba.reset(0)
-    with pytest.raises(ValueError, match="state of basic"):
-        numba.load(0, GameState(make_ruleset("basic", 2), 1))
+    with pytest.raises(ValueError, match=f"state of {other}"):
+        numba.load(0, GameState(make_ruleset(other, 2), 1))
     with pytest.raises(TypeError, match="GameState"):
         numba.load(0, "hand")
+
+
+# ------------------------------------------------------------------------------ scenarios
+
+
+def _rummy_hand(seed: int) -> GameState:
+    """A fresh 2-player Basic hand with B6 on whose first player holds A-4 of spades, three fives
+    and 9-J of clubs: melds all ten cards in one turn."""
+    wanted = [0, 1, 2, 3, 17, 30, 43, 47, 48, 49]  # A-4♠, 5♥ 5♦ 5♣, 9-J♣ (suit * 13 + rank)
+    data = GameState.new("basic", 2, seed, rummy_bonus=True).to_dict()
+    hand = data["hands"][0]
+    spare = [c for c in range(52) for _ in range(hand[c]) if c not in wanted]
+    for card in wanted:
+        if hand[card]:
+            continue
+        swap = spare.pop()
+        for where in [data["stock"], data["discard"], *data["hands"][1:]]:
+            if isinstance(where, list) and len(where) == 53:  # another hand: counts per card type
+                if where[card]:
+                    where[card] -= 1
+                    where[swap] += 1
+                    break
+            elif card in where:
+                where[where.index(card)] = swap
+                break
+        hand[card] += 1
+        hand[swap] -= 1
+    return GameState.from_dict(data)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_B6_rummy_bonus_doubles_the_payments(seed):
+    """B6: out in one turn, having laid nothing before: the payments are doubled, on both backends."""
+    state = _rummy_hand(seed)
+    python = VectorGame("basic", 1, 2, seed=seed, rummy_bonus=True)
+    numba = VectorGame("basic", 1, 2, seed=seed, backend="numba", rummy_bonus=True)
+    for vector in (python, numba):
+        vector.reset(seed)
+        vector.load(0, state.clone())
+    assert_same(python, numba, "after load")
+    loser = sum(state.rules.values[c] * k for c, k in enumerate(state.hands[1]))
+    for step in range(20):
+        masks = python.action_masks[0]
+        plays = np.flatnonzero(masks[BASIC_MELD_BASE:]) + BASIC_MELD_BASE
+        action = int(plays[0]) if plays.size else int(np.flatnonzero(masks)[-1]) if not masks[0] else 0
+        python.step(np.array([action]))
+        numba.step(np.array([action]))
+        assert_same(python, numba, f"step {step}")
+        if python.results[0] is not None:
+            break
+    result = python.results[0]
+    assert result.outcome == "out" and result.winner == 0 and result.payments == (0, 2 * loser)
+
+
+def test_G7_the_card_just_taken_is_refused_alike():
+    """Basic: the card just taken may not be discarded at once (G7): both backends say so alike."""
+    python, numba = _pair("basic")
+    actions = np.ones(3, np.int64)  # every row takes the discard top
+    python.step(actions)
+    numba.step(actions)
+    actions = choose("basic", python.action_masks, np.random.default_rng(2))
+    actions[0] = 2 + python.state(0).taken_card
+    assert "(G7)" in same_refusal(python, numba, actions)
+
+
+def test_R4_the_discard_top_that_cannot_be_placed_is_refused_alike():
+    """römi: after the first turn the discard top is refused unless this turn can place it (R4)."""
+    python = VectorGame("romi", 4, 2, seed=2)
+    numba = VectorGame("romi", 4, 2, seed=2, backend="numba")
+    python.reset(2)
+    numba.reset(2)
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        refused = np.flatnonzero((python.action_masks[:, 1] == 0) & (python.action_masks[:, 0] == 1))
+        if refused.size:
+            break
+        actions = choose("romi", python.action_masks, rng)
+        python.step(actions)
+        numba.step(actions)
+    actions = choose("romi", python.action_masks, rng)
+    actions[int(refused[0])] = 1
+    assert "(R4)" in same_refusal(python, numba, actions)

@@ -1037,6 +1037,10 @@ def _values(hands, rows, banks, mode, max_copies, max_jokers, max_cards, work, v
     return -1
 
 
+search_kernel = _solve
+"""The compiled search on the caller's own arrays (``agents.rule_compiled`` calls it from its kernels)."""
+
+
 @njit(cache=True)
 def _solve_flat(nat, bank, mode, limit, lay, work):
     """``_solve`` with the rule set and the workspace as flat arrays."""
@@ -1079,7 +1083,7 @@ class _Rules:
         witness_rows = [pair for split in g.set_witness for pair in split]
         witness_starts = list(itertools.accumulate((len(w) for w in g.set_witness), initial=0))
         tables = [np.asarray(t, np.int64).ravel() for t in (
-            ref._CLASS_ADD, ref._CLASS_GE, ref._CLASS_SUM, set_starts, set_rows, witness_starts, witness_rows)]
+            *ref.class_tables(), set_starts, set_rows, witness_starts, witness_rows)]
         at = list(itertools.accumulate((t.size for t in tables), initial=_BANK_TABLES))
         head = np.zeros(_BANK_TABLES, np.int64)
         head[_BANK_PARAMS:_BANK_PARAMS + len(params)] = params
@@ -1110,7 +1114,7 @@ def rules(game: str, wild_rank: int | None):
     if got is None:
         from .. import solver as ref
 
-        g = ref._GAMES.get((game, wild_rank)) or ref._game(game, wild_rank)  # refuses what the reference refuses
+        g = ref.game_tables(game, wild_rank)  # refuses what the reference refuses
         plain = None if wild_rank is None else rules(game, None)
         got = _RULES[(game, wild_rank)] = _Rules(next(_IDENTS), g, plain)
     return got

@@ -3,8 +3,8 @@
 ``VectorGame.__new__`` hands out a ``CompiledVectorGame`` when asked for the numba backend. It
 keeps ``VectorGame``'s buffers, checks, rewards and match bookkeeping (``_end_hand``, ``load``'s
 checks, ``Match``) and replaces the per-slot Python engine with the arrays of the game's core
-(``rummy_env.compiled.indian.IndianCore``, ``rummy_env.compiled.basic.BasicCore`` — a thin layer
-on römi's arrays and kernels — and ``rummy_env.compiled.romi.RomiCore``; ``CORES``).
+(``rummy_env.compiled.indian.IndianCore``, ``rummy_env.compiled.basic.BasicCore`` and
+``rummy_env.compiled.romi.RomiCore``, each a ``rummy_env.compiled.skeleton.Core``; ``CORES``).
 Differences a caller can see:
 
 * ``state(i)`` rebuilds a new ``GameState`` from the arrays (``GameState.from_dict``) on each
@@ -67,7 +67,7 @@ class CompiledVectorGame(VectorGame):
 
     def _init_slots(self) -> None:
         if self.game not in CORES:
-            raise ValueError(f"backend='numba' plays game=" + ", game=".join(repr(g) for g in CORES)
+            raise ValueError("backend='numba' plays game=" + ", game=".join(repr(g) for g in CORES)
                              + f" only, not game={self.game!r}: use backend='python' for {self.name}")
         n = self.num_envs
         core = CORES[self.game]()
@@ -162,6 +162,12 @@ class CompiledVectorGame(VectorGame):
         if code == 1:
             raise IllegalActionError(f"row {i}: action {action} is out of range: expected 0..{self.num_actions - 1}")
         self._refuse(i, action)
+
+    @property
+    def core(self):
+        """The compiled core that steps the slots (``IndianCore``, ``BasicCore`` or ``RomiCore``), whose
+        arrays (``core.hands`` …) tests and benchmarks may read."""
+        return self._core
 
     def _has_hand(self, i: int) -> bool:
         return self._seeds[i] is not None
