@@ -451,3 +451,17 @@ def test_the_search_plays_in_the_arena_the_same_hands_for_the_same_seed():
     first = run_arena(config, workers=1, progress=False)
     assert [r["points"] for r in first] == [r["points"] for r in run_arena(config, workers=1, progress=False)]
     assert len(first) == 4 and all(r["outcome"] in ("declare", "out", "stalemate", "cut_off") for r in first)
+
+
+def test_a_batch_searched_in_groups_finds_what_one_group_finds(monkeypatch):
+    """More rollouts than ``MAX_ROLLOUTS`` are played group by group, with the same results."""
+    import agents.policy_search as policy_search
+
+    observations, masks = searched_positions("basic", 4)
+    net, points = policy_of("basic")
+    budget = SearchBudget(worlds=3, confidence=1.0, depth=1)
+    whole = PolicySearch("basic", 2, net, budget, points).search(observations, masks, [1, 2, 3, 4])
+    monkeypatch.setattr(policy_search, "MAX_ROLLOUTS", 7)
+    engine = PolicySearch("basic", 2, net, budget, points)
+    assert len(engine._groups(list(range(4)), whole.candidates)) == 4
+    assert same_result(engine.search(observations, masks, [1, 2, 3, 4]), whole)
