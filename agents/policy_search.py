@@ -17,8 +17,7 @@ reward units of the trainer's shaped return: ``PointsFromValue`` turns it back i
 A candidate replaces the policy's choice when its mean gain over it, paired world by world, exceeds
 ``z`` standard errors (``z=0``: any positive mean gain); the candidate with the largest such lower
 bound wins. Every rollout of every searched row is a slot of one ``rummy_env.vector.VectorGame``
-(the numba core): each tick the policy is asked once for every unfinished rollout, so searching
-many rows together costs far less per row than one at a time.
+(the numba core): each tick the policy is asked once for every unfinished rollout of every row.
 
 The worlds of a row are dealt from a generator seeded by (the agent's seed, the row's observation
 and mask): a row's choice depends on nothing else, not on the other rows of the batch nor on the
@@ -31,12 +30,11 @@ comma):
 setting         default   meaning
 ==============  ========  ==================================================================
 ``policy``      required  the policy: ``ppo:PATH``, ``onnx:PATH`` or ``pretrained:GAME``
-``worlds``      8         guesses of the hidden cards per searched decision (int >= 1)
+``worlds``      16        guesses of the hidden cards per searched decision (int >= 1)
 ``candidates``  3         most likely legal actions searched (int >= 2)
-``depth``       0         our own turns played before the value cut; 0: to the hand's end
-``confidence``  0.9       no search when the policy's top probability is at least this (0 < c <= 1)
+``depth``       2         our own turns played before the value cut; 0: to the hand's end
+``confidence``  0.95      no search when the policy's top probability is at least this (0 < c <= 1)
 ``z``           0         standard errors of paired gain needed to leave the policy's choice (>= 0)
-``belief``      0         kept draws per turn each opponent has taken (``KeptHands``); 0: uniform guesses
 ==============  ========  ==================================================================
 
 The rollouts play single hands: in match mode the policy in a rollout sees match scores of 0.
@@ -54,7 +52,7 @@ from typing import Callable, Protocol
 import numpy as np
 
 from rummy_env import solver
-from rummy_env.cards import NUM_NATURAL, NUM_RANKS, NUM_SUITS, card_values
+from rummy_env.cards import card_values
 from rummy_env.encoding import num_actions, observation_layout
 from rummy_env.ruleset import make_ruleset
 from rummy_env.vector import VectorGame
@@ -78,15 +76,14 @@ rollout vector's memory, and more rows at once gain almost nothing per row."""
 class SearchBudget:
     """How much a searched decision may spend (see the module docstring's table)."""
 
-    worlds: int = 8
+    worlds: int = 16
     candidates: int = 3
-    depth: int = 0
-    confidence: float = 0.9
+    depth: int = 2
+    confidence: float = 0.95
     z: float = 0.0
-    belief: int = 0
 
     def __post_init__(self):
-        for key, low in (("worlds", 1), ("candidates", 2), ("depth", 0), ("belief", 0)):
+        for key, low in (("worlds", 1), ("candidates", 2), ("depth", 0)):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
                 raise AgentError(f"search setting {key}={value!r}: expected an int >= {low}")
@@ -236,60 +233,6 @@ class SearchResult:
     """(N, K) float64: the standard error of each candidate's mean gain over the policy's choice."""
 
 
-class KeptHands:
-    """A model of how an opponent's unknown cards got there: a player who keeps what melds.
-
-    Dealt uniformly, an opponent's unknown cards look like a fresh deal all hand long, while a real
-    opponent's hand improves turn by turn (in Indian self-play of the shipped policy, 33 points of
-    penalty after 12–20 turns against 86 for uniform guesses). ``play_turns`` swaps cards between
-    the unknown part of the hand and the stock as that many turns of drawing a stock card and
-    throwing the card with the fewest meld partners would (same rank; same suit one or two ranks
-    away, the ace beside the king too; ties: the highest value goes). The cards known to be in the
-    hand, jokers and wild cards stay; hand and stock sizes are unchanged, so the world still shows
-    our seat exactly its observation.
-    """
-
-    def __init__(self, rules):
-        values = np.asarray(card_values(rules.game), np.float64)
-        self._tie_break = values[:NUM_NATURAL] / 100.0  # below one partner point: the dearest card goes first
-
-    def partners(self, hand: np.ndarray) -> np.ndarray:
-        """Per natural card type, how well it sits in ``hand`` (counts over the 53 types)."""
-        present = (hand[:NUM_NATURAL].reshape(NUM_SUITS, NUM_RANKS) > 0).astype(np.float64)
-        same_rank = present.sum(axis=0)[None, :] - present
-        wrapped = np.concatenate([present[:, -2:], present, present[:, :2]], axis=1)  # A follows K in a run
-        near = wrapped[:, 1:-3] + wrapped[:, 3:-1]
-        gap = wrapped[:, :-4] + wrapped[:, 4:]
-        return (2 * same_rank + 2 * near + gap).reshape(NUM_NATURAL)
-
-    def play_turns(self, world, seat: int, turns: int, rng: random.Random) -> None:
-        """``turns`` kept draws for ``seat``'s unknown cards, in place (``world.stock`` gives the draws)."""
-        hand = np.asarray(world.hands[seat], np.int64)
-        free = hand - np.asarray(world.known[seat], np.int64)
-        stock = world.stock
-        wild = world.wild_rank
-        keep = np.zeros(NUM_NATURAL, bool)
-        if wild is not None:
-            keep[wild::NUM_RANKS] = True
-        for _ in range(turns if stock else 0):
-            k = rng.randrange(len(stock))
-            card = stock[k]
-            hand[card] += 1
-            free[card] += 1
-            throwable = (free[:NUM_NATURAL] > 0) & ~keep
-            if not throwable.any():
-                hand[card] -= 1
-                free[card] -= 1
-                continue
-            score = np.where(throwable, self.partners(hand) - self._tie_break, np.inf)
-            worst = int(np.argmin(score))
-            hand[worst] -= 1
-            free[worst] -= 1
-            stock[k] = worst
-        world.hands[seat] = hand.tolist()
-        world._legal = None
-
-
 class PolicySearch:
     """The batched search itself, on any ``PolicyNet`` (the trainer may pass its live network).
 
@@ -314,7 +257,6 @@ class PolicySearch:
         self.num_actions = num_actions(game)
         parts = observation_layout(game, num_players, self.rules.printed_jokers)
         self._draw_phase = parts["phase"].start  # the plane's first entry: 1 in the draw phase
-        self.hand_model = KeptHands(self.rules)
         self._vector: VectorGame | None = None
         self.rollouts_played = 0
         self.ticks = 0
@@ -390,12 +332,7 @@ class PolicySearch:
         """The budget's guesses of the hidden cards behind ``observation`` (game states, our seat 0)."""
         view = self.reader.read(observation)
         rng = random.Random(seed)
-        worlds = [determinise(view, self.rules, rng, seed=rng.getrandbits(32)) for _ in range(self.budget.worlds)]
-        if self.budget.belief:
-            for world in worlds:
-                for seat in range(1, self.num_players):
-                    self.hand_model.play_turns(world, seat, self.budget.belief * world.turns_taken[seat], rng)
-        return worlds
+        return [determinise(view, self.rules, rng, seed=rng.getrandbits(32)) for _ in range(self.budget.worlds)]
 
     def _rollouts(self, observations: np.ndarray, candidates: np.ndarray, jobs: list[int],
                   seeds: list[int]) -> list[np.ndarray]:
@@ -536,7 +473,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
                                  "(ppo:PATH, onnx:PATH or pretrained:GAME)")
             policy = value
             continue
-        kind: Callable = int if key in ("worlds", "candidates", "depth", "belief") else float
+        kind: Callable = int if key in ("worlds", "candidates", "depth") else float
         try:
             settings[key] = kind(value)
         except ValueError:
