@@ -17,8 +17,7 @@ reward units of the trainer's shaped return: ``PointsFromValue`` turns it back i
 A candidate replaces the policy's choice when its mean gain over it, paired world by world, exceeds
 ``z`` standard errors (``z=0``: any positive mean gain); the candidate with the largest such lower
 bound wins. Every rollout of every searched row is a slot of one ``rummy_env.vector.VectorGame``
-(the numba core): each tick the policy is asked once for every unfinished rollout, so searching
-many rows together costs far less per row than one at a time.
+(the numba core): each tick the policy is asked once for every unfinished rollout of every row.
 
 The worlds of a row are dealt from a generator seeded by (the agent's seed, the row's observation
 and mask): a row's choice depends on nothing else, not on the other rows of the batch nor on the
@@ -31,10 +30,10 @@ comma):
 setting         default   meaning
 ==============  ========  ==================================================================
 ``policy``      required  the policy: ``ppo:PATH``, ``onnx:PATH`` or ``pretrained:GAME``
-``worlds``      8         guesses of the hidden cards per searched decision (int >= 1)
+``worlds``      16        guesses of the hidden cards per searched decision (int >= 1)
 ``candidates``  3         most likely legal actions searched (int >= 2)
-``depth``       0         our own turns played before the value cut; 0: to the hand's end
-``confidence``  0.9       no search when the policy's top probability is at least this (0 < c <= 1)
+``depth``       2         our own turns played before the value cut; 0: to the hand's end
+``confidence``  0.95      no search when the policy's top probability is at least this (0 < c <= 1)
 ``z``           0         standard errors of paired gain needed to leave the policy's choice (>= 0)
 ==============  ========  ==================================================================
 
@@ -64,15 +63,22 @@ from .view import ObservationReader
 OUR_SEAT = 0
 """Our seat in every world (``determinise`` seats the observer first)."""
 
+FORWARD_ROWS = 128
+"""Rows per policy call in the rollouts: larger batches cost more per row on one core (cache)."""
+
+MAX_ROLLOUTS = 4096
+"""Rollouts played together at most (the rows of a larger batch are searched in groups): bounds the
+rollout vector's memory, and more rows at once gain almost nothing per row."""
+
 
 @dataclass(frozen=True)
 class SearchBudget:
     """How much a searched decision may spend (see the module docstring's table)."""
 
-    worlds: int = 8
+    worlds: int = 16
     candidates: int = 3
-    depth: int = 0
-    confidence: float = 0.9
+    depth: int = 2
+    confidence: float = 0.95
     z: float = 0.0
 
     def __post_init__(self):
@@ -291,8 +297,7 @@ class PolicySearch:
             count = int((candidates[r] >= 0).sum())
             chosen_probabilities[r, :count] = probabilities[r, candidates[r, :count]]
         actions = policy_actions.copy()
-        jobs = np.flatnonzero(searched).tolist()
-        if jobs:
+        for jobs in self._groups(np.flatnonzero(searched).tolist(), candidates):
             outcome = self._rollouts(observations, candidates, jobs, seeds)
             for r, per_world in zip(jobs, outcome):  # per_world: (worlds, count) points
                 gains = per_world - per_world[:, :1]
@@ -300,6 +305,18 @@ class PolicySearch:
                 errors[r, :per_world.shape[1]] = _standard_error(gains)
                 actions[r] = candidates[r, self._pick(gains)]
         return SearchResult(actions, policy_actions, searched, candidates, chosen_probabilities, values, errors)
+
+    def _groups(self, jobs: list[int], candidates: np.ndarray) -> list[list[int]]:
+        """The searched rows in order, in groups of at most ``MAX_ROLLOUTS`` rollouts (one row at least)."""
+        groups, group, size = [], [], 0
+        for r in jobs:
+            rollouts = self.budget.worlds * int((candidates[r] >= 0).sum())
+            if group and size + rollouts > MAX_ROLLOUTS:
+                groups.append(group)
+                group, size = [], 0
+            group.append(r)
+            size += rollouts
+        return groups + [group] if group else groups
 
     def _pick(self, gains: np.ndarray) -> int:
         """The column to play: the largest lower bound of paired gain above 0, else the policy's (0)."""
@@ -360,7 +377,7 @@ class PolicySearch:
                 break
             observations = vector.observations[active]
             masks = vector.action_masks[active]
-            probabilities, values = self.policy(observations, masks)
+            probabilities, values = self._forward(observations, masks)
             if depth:
                 ours = (vector.to_act[active] == OUR_SEAT) & (observations[:, self._draw_phase] > 0.5)
                 turns_begun[active[ours]] += 1
@@ -372,6 +389,14 @@ class PolicySearch:
                         break
             actions = np.where(masks != 0, probabilities, -1.0).argmax(axis=1).astype(np.int64)
         return points
+
+    def _forward(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The policy on the rows, ``FORWARD_ROWS`` at a time."""
+        if len(masks) <= FORWARD_ROWS:
+            return self.policy(observations, masks)
+        parts = [self.policy(observations[at:at + FORWARD_ROWS], masks[at:at + FORWARD_ROWS])
+                 for at in range(0, len(masks), FORWARD_ROWS)]
+        return np.concatenate([p for p, _ in parts]), np.concatenate([v for _, v in parts])
 
     def _rollout_vector(self, slots: int) -> VectorGame:
         if self._vector is None or self._vector.num_envs < slots:

@@ -96,7 +96,7 @@ def test_every_world_shows_our_seat_exactly_the_real_observation(game, seed, mov
     opponent is known to hold (taken from the pile) are in that opponent's hand."""
     state = position(game, seed, moves)
     observation, mask = seat_view(state)
-    engine = PolicySearch(game, 2, policy_of(game)[0], SearchBudget(worlds=3))
+    engine = PolicySearch(game, 2, policy_of(game)[0], SearchBudget(worlds=3, depth=0))
     worlds = engine.worlds(observation, world_seed)
     vector = VectorGame(game, len(worlds), 2, backend="numba")
     copies = [state.rules.decks] * NUM_NATURAL + [state.rules.printed_jokers]
@@ -119,7 +119,7 @@ def test_every_world_shows_our_seat_exactly_the_real_observation(game, seed, mov
 def test_worlds_change_with_the_seed_and_repeat_with_it():
     state = position("indian", 3, 20)
     observation, _ = seat_view(state)
-    engine = PolicySearch("indian", 2, policy_of("indian")[0], SearchBudget(worlds=4))
+    engine = PolicySearch("indian", 2, policy_of("indian")[0], SearchBudget(worlds=4, depth=0))
     first = [w.to_dict() for w in engine.worlds(observation, 1)]
     assert first == [w.to_dict() for w in engine.worlds(observation, 1)]
     assert first != [w.to_dict() for w in engine.worlds(observation, 2)]
@@ -134,7 +134,7 @@ def test_rollouts_play_each_start_as_the_reference_engine_does(game):
     """play(): our points after the first action, then the policy greedy in every seat, as the
     Python engine plays it move by move (G9 cut-offs and G8 stalemates count 0)."""
     net, _ = policy_of(game)
-    engine = PolicySearch(game, 2, net, SearchBudget(worlds=1))
+    engine = PolicySearch(game, 2, net, SearchBudget(worlds=1, depth=0))
     moves = action_layout(game).moves
     starts, firsts, expected = [], [], []
     for seed in range(4):
@@ -233,7 +233,7 @@ def test_I5_the_search_finds_the_declaration_a_weak_policy_ranks_second():
     assert mask[declare] and mask[plain]
     weights = np.full(len(mask), 0.2 / (mask.sum() - 2))
     weights[plain], weights[declare] = 0.5, 0.3
-    agent = PolicySearchAgent("indian", 2, FixedPreferences(weights), SearchBudget(worlds=6, candidates=2), seed=4)
+    agent = PolicySearchAgent("indian", 2, FixedPreferences(weights), SearchBudget(worlds=6, candidates=2, depth=0), seed=4)
     result = agent.search_batch(observation[None], mask[None])
     assert result.searched[0] and result.candidates[0].tolist() == [plain, declare]
     assert result.policy_actions[0] == plain and result.actions[0] == declare
@@ -253,7 +253,7 @@ def test_the_z_guard_keeps_the_policys_choice_unless_the_gain_is_clear():
     weights[DISCARD_BASE + parse_card("2d")], weights[INDIAN_DECLARE_BASE + parse_card("2d")] = 0.5, 0.3
     policy = FixedPreferences(weights)
     for z, declares in ((0.0, True), (3.0, True), (1e9, False)):
-        agent = PolicySearchAgent("indian", 2, policy, SearchBudget(worlds=6, candidates=2, z=z), seed=4)
+        agent = PolicySearchAgent("indian", 2, policy, SearchBudget(worlds=6, candidates=2, depth=0, z=z), seed=4)
         result = agent.search_batch(observation[None], mask[None])
         gain = result.values[0, 1] - result.values[0, 0]
         assert gain > z * result.errors[0, 1] or not declares
@@ -302,7 +302,7 @@ def test_a_confident_policy_or_a_single_legal_move_is_not_searched():
     net, _ = policy_of("indian")
     top = np.where(masks != 0, net(observations, masks)[0], 0).max(axis=1)
     threshold = float(np.median(top))
-    agent = PolicySearchAgent("indian", 2, net, SearchBudget(worlds=2, confidence=threshold))
+    agent = PolicySearchAgent("indian", 2, net, SearchBudget(worlds=2, depth=0, confidence=threshold))
     result = agent.search_batch(observations, masks)
     assert result.searched.tolist() == (top < threshold).tolist()
     assert (result.actions[~result.searched] == result.policy_actions[~result.searched]).all()
@@ -371,10 +371,11 @@ def test_the_numba_search_is_the_python_reference_search(game, depth):
 
 
 def test_the_spec_builds_the_agent_with_its_budget():
-    agent = make_agent("search:policy=pretrained:basic,worlds=5,candidates=4,depth=2,confidence=0.8,z=1.5",
+    agent = make_agent("search:policy=pretrained:basic,worlds=5,candidates=4,depth=3,confidence=0.8,z=1.5",
                        "basic", 2, seed=3)
     assert isinstance(agent, PolicySearchAgent) and plays_many_hands(agent)
-    assert agent.engine.budget == SearchBudget(worlds=5, candidates=4, depth=2, confidence=0.8, z=1.5)
+    assert agent.engine.budget == SearchBudget(worlds=5, candidates=4, depth=3, confidence=0.8, z=1.5)
+    assert make_agent("search:policy=pretrained:basic", "basic", 2).engine.budget == SearchBudget()
     assert agent.engine.points_from_value.reward_scale == 0.01 and agent.engine.points_from_value.shaping_coef == 1.0
     assert agent.name.startswith("search:policy=pretrained:basic")
     assert type(make_agent("search:worlds=2", "basic", 2)).__name__ == "SearchAgent"  # the rule-agent search
@@ -451,3 +452,17 @@ def test_the_search_plays_in_the_arena_the_same_hands_for_the_same_seed():
     first = run_arena(config, workers=1, progress=False)
     assert [r["points"] for r in first] == [r["points"] for r in run_arena(config, workers=1, progress=False)]
     assert len(first) == 4 and all(r["outcome"] in ("declare", "out", "stalemate", "cut_off") for r in first)
+
+
+def test_a_batch_searched_in_groups_finds_what_one_group_finds(monkeypatch):
+    """More rollouts than ``MAX_ROLLOUTS`` are played group by group, with the same results."""
+    import agents.policy_search as policy_search
+
+    observations, masks = searched_positions("basic", 4)
+    net, points = policy_of("basic")
+    budget = SearchBudget(worlds=3, confidence=1.0, depth=1)
+    whole = PolicySearch("basic", 2, net, budget, points).search(observations, masks, [1, 2, 3, 4])
+    monkeypatch.setattr(policy_search, "MAX_ROLLOUTS", 7)
+    engine = PolicySearch("basic", 2, net, budget, points)
+    assert len(engine._groups(list(range(4)), whole.candidates)) == 4
+    assert same_result(engine.search(observations, masks, [1, 2, 3, 4]), whole)
