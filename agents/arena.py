@@ -314,7 +314,7 @@ def check_table(config: ArenaConfig) -> None:
     low, high = spec.players
     seated = len(config.agents)
     if not low <= seated <= high:
-        raise AgentError(f"a table of {seated} agents: {spec.title} seats {low} to {high} players "
+        raise AgentError(f"a table of {seated} agent{'s' * (seated != 1)}: {spec.title} seats {low} to {high} players "
                          f"({spec.rule_ids.players}); give {low} to {high} agent specs")
     if seated != config.num_players:
         raise AgentError(f"a table of {seated} agents at {config.num_players} seats: a mixed table seats one agent "
