@@ -488,6 +488,16 @@ def summarize(config: ArenaConfig, records: Sequence[dict]) -> dict:
     return {"config": _config_dict(config), "unit": unit, "agents": agents, "tables": table_rows}
 
 
+def one_against_many(spec: str, opponent: str, game: str, num_players: int, hands: int, seed: int = 0,
+                     workers: int = 1, **options) -> dict:
+    """``spec`` in one seat against ``num_players`` − 1 copies of ``opponent`` at a mixed table, on
+    duplicate deals (``spec`` holds every seat in turn): its row of the summary."""
+    lineup = (spec,) + (opponent,) * (num_players - 1)
+    config = ArenaConfig(game=game, agents=lineup, hands=hands, num_players=num_players, seed=seed, table=True,
+                         options=dict(options))
+    return summarize(config, run_arena(config, workers=workers, progress=False))["agents"][0]
+
+
 def _config_dict(config: ArenaConfig) -> dict:
     out = asdict(config)
     out["agents"] = list(config.agents)

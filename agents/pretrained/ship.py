@@ -69,13 +69,9 @@ def arena_result(onnx_path: Path, game: str, num_players: int, opponent: str, ha
                  workers: int) -> dict:
     """The exported policy in one seat against ``num_players`` − 1 ``opponent`` agents, on duplicate
     deals (a mixed table, every rotation): its row of the arena summary."""
-    from ..arena import ArenaConfig, run_arena, summarize
+    from ..arena import one_against_many
 
-    spec = f"onnx:{onnx_path}"
-    lineup = (spec,) + (opponent,) * (num_players - 1)
-    config = ArenaConfig(game=game, agents=lineup, hands=hands, num_players=num_players, seed=seed, table=True)
-    summary = summarize(config, run_arena(config, workers=workers, progress=False))
-    row = summary["agents"][0]
+    row = one_against_many(f"onnx:{onnx_path}", opponent, game, num_players, hands, seed, workers)
     keep = ("units", "wins", "win_rate", "win_rate_low", "win_rate_high", "decided", "share", "share_low",
             "share_high", "fair_share", "mean_points", "points_low", "points_high", "stalemates", "cut_offs",
             "kind", "rating")
