@@ -563,9 +563,11 @@ def print_summary(summary: dict) -> None:
         console.print(heads)
 
 
-CSV_COLUMNS = ("agent", "spec", "units", "wins", "win_rate", "win_rate_low", "win_rate_high", "decided", "share",
-               "share_low", "share_high", "fair_share", "mean_points", "points_low", "points_high", "stalemates",
-               "cut_offs", "kind", "rating")
+ROW_FIGURES = ("units", "wins", "win_rate", "win_rate_low", "win_rate_high", "decided", "share", "share_low",
+               "share_high", "fair_share", "mean_points", "points_low", "points_high", "stalemates", "cut_offs", "kind",
+               "rating")
+"""The figures of an agent's row of the summary (what model cards and run summaries keep)."""
+CSV_COLUMNS = ("agent", "spec") + ROW_FIGURES
 
 
 def write_csv(summary: dict, path: str | Path) -> None:
@@ -577,19 +579,20 @@ def write_csv(summary: dict, path: str | Path) -> None:
             writer.writerow(row)
 
 
-def _json_safe(value):
+def json_safe(value):
+    """``value`` with NaN written as None (JSON has no NaN), through dicts, lists and tuples."""
     if isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
+        return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     return value
 
 
 def write_json(summary: dict, path: str | Path) -> None:
     """The whole summary (config, agents, tables); NaN written as null."""
-    Path(path).write_text(json.dumps(_json_safe(summary), indent=2) + "\n")
+    Path(path).write_text(json.dumps(json_safe(summary), indent=2) + "\n")
 
 
 def plot_summary(summary: dict, path: str | Path) -> None:

@@ -69,17 +69,14 @@ def arena_result(onnx_path: Path, game: str, num_players: int, opponent: str, ha
                  workers: int) -> dict:
     """The exported policy in one seat against ``num_players`` − 1 ``opponent`` agents, on duplicate
     deals (a mixed table, every rotation): its row of the arena summary."""
-    from ..arena import one_against_many
+    from ..arena import ROW_FIGURES, one_against_many
 
     row = one_against_many(f"onnx:{onnx_path}", opponent, game, num_players, hands, seed, workers)
-    keep = ("units", "wins", "win_rate", "win_rate_low", "win_rate_high", "decided", "share", "share_low",
-            "share_high", "fair_share", "mean_points", "points_low", "points_high", "stalemates", "cut_offs",
-            "kind", "rating")
     seats = " ".join((f"pretrained:{game}",) + (opponent,) * (num_players - 1))
     return {"opponent": opponent, "opponents": num_players - 1, "num_players": num_players, "hands": row["units"],
             "seed": seed,
             "command": f"python -m agents.arena --game {game} --agents {seats} --table --hands {hands} --seed {seed}",
-            **{k: row[k] for k in keep}}
+            **{k: row[k] for k in ROW_FIGURES}}
 
 
 def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, seed: int = 0,

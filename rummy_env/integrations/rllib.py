@@ -333,7 +333,10 @@ def refresh_snapshot(algorithm, slot: int) -> None:
 def iteration_figures(result: dict) -> dict:
     """The figures one ``algorithm.train()`` result reports, by our names."""
     runners = result.get("env_runners", {})
+    timers = result.get("timers", {})
     return {
+        "sampling_s": timers.get("env_runner_sampling_timer"),  # this iteration's (RLlib smooths them)
+        "learning_s": timers.get("learner_update_timer"),
         "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
         "episodes": int(runners.get("num_episodes_lifetime", 0)),
         "legal_actions": int(runners.get("legal_actions", 0)),
@@ -362,13 +365,11 @@ def cpu_seconds(pids: list[int]) -> float | None:
 def against_rule(checkpoint: str | os.PathLike, settings: RLlibSettings, hands: int) -> dict:
     """The policy of ``checkpoint`` in one seat against ``num_players`` − 1 rule agents on ``hands``
     duplicate-dealt hands (``agents.arena.one_against_many``, seed 0): the figures a run reports."""
-    from agents.arena import one_against_many
+    from agents.arena import ROW_FIGURES, one_against_many
 
     row = one_against_many(f"ppo:{checkpoint}", "rule", settings.game, settings.num_players, hands, seed=0,
                            **settings.options)
-    keep = ("units", "wins", "win_rate", "win_rate_low", "win_rate_high", "decided", "share", "share_low",
-            "share_high", "fair_share", "mean_points", "points_low", "points_high", "stalemates", "cut_offs")
-    return {"checkpoint": str(checkpoint), **{k: row[k] for k in keep}}
+    return {"checkpoint": str(checkpoint), **{k: row[k] for k in ROW_FIGURES}}
 
 
 def describe_result(row: dict) -> str:
@@ -466,19 +467,10 @@ def train(settings: RLlibSettings, out: str | os.PathLike, address: str | None =
     summary = {"settings": _plain_settings(settings), "address": address or "local", "history": history,
                "load_average_at_start": round(load_begun, 2), "cpus": os.cpu_count(),
                "policy": str(policy), "rllib_checkpoint": str(rllib_dir), "against_rule": evaluation}
-    (out / "summary.json").write_text(json.dumps(_json_safe(summary), indent=2) + "\n")
+    from agents.arena import json_safe
+
+    (out / "summary.json").write_text(json.dumps(json_safe(summary), indent=2) + "\n")
     return summary
-
-
-def _json_safe(value):
-    """``value`` with NaN written as None (JSON has no NaN)."""
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
 
 
 def _plain_settings(settings: RLlibSettings) -> dict:
@@ -618,9 +610,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.convert:
             print(f"wrote {convert(args.convert, out / 'policy.pt', settings.game, settings.num_players)}")
             return 0
-        print(f"training {settings.game} at {settings.num_players} seats"
-              f"{f' from {settings.init}' if settings.init else ''}; writing {out}/")
-        summary = train(settings, out, args.address, minutes=args.minutes, eval_hands=args.eval_hands)
+        log = functools.partial(print, flush=True)  # a line per iteration as it ends, also into a file
+        log(f"training {settings.game} at {settings.num_players} seats"
+            f"{f' from {settings.init}' if settings.init else ''}; writing {out}/")
+        summary = train(settings, out, args.address, log=log, minutes=args.minutes, eval_hands=args.eval_hands)
     except RLlibSetupError as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
     print(f"wrote {summary['policy']} (RLlib checkpoint {summary['rllib_checkpoint']})")
