@@ -288,6 +288,14 @@ def test_bad_settings_are_refused_by_name_before_ray_starts(change, named):
     assert not ray.is_initialized()
 
 
+def test_the_ppo_config_is_our_trainer_s_and_waits_for_every_runner():
+    config = rllib.build_config(tiny("indian", snapshots=2))
+    assert (config.clip_param, config.lambda_, config.vf_loss_coeff, config.grad_clip) == (0.2, 0.95, 0.5, 0.5)
+    assert config.sample_timeout_s is None, "samples later than RLlib's minute must not be dropped"
+    assert set(config.policies) == {"main", "frozen_0", "frozen_1", "rule"}
+    assert config.env_config["shaping_coef"] == 1.0 and config.env_config["gamma"] == 0.995
+
+
 def test_the_model_config_is_checked_against_each_game_s_sizes():
     for game in GAMES:
         sizes = {"observation_size": observation_size(game, 3), "num_actions": num_actions(game)}

@@ -292,7 +292,10 @@ def build_config(settings: RLlibSettings):
         .environment(ENV_IDS[settings.game], env_config=env_config, disable_env_checking=True)
         .framework("torch")
         .env_runners(num_env_runners=settings.num_env_runners, num_envs_per_env_runner=settings.envs_per_env_runner,
-                     num_cpus_per_env_runner=1, rollout_fragment_length="auto")
+                     num_cpus_per_env_runner=1, rollout_fragment_length="auto",
+                     # wait for every runner's samples: RLlib drops those later than a minute, which on a
+                     # busy machine can be all of them
+                     sample_timeout_s=None)
         .training(train_batch_size_per_learner=settings.train_batch, minibatch_size=settings.minibatch,
                   num_epochs=settings.epochs, lr=settings.lr, gamma=settings.gamma, lambda_=settings.gae_lambda,
                   clip_param=settings.clip, entropy_coeff=settings.entropy, vf_loss_coeff=settings.vf_coef,
