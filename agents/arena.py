@@ -4,11 +4,16 @@
     python -m agents.arena --game romi --agents random rule ppo:runs/x/best.pt --players 3 --workers 2 \\
         --csv results.csv --json results.json --plot results.png
     python -m agents.arena --game basic --agents random rule --matches --hands 200
+    python -m agents.arena --game indian --agents ppo:runs/x/best.pt rule rule random --table
 
 How games are set up
-    * Tables: with at least as many agents as seats, every combination of ``--players`` agents
-      (for two players: every pairing, a round robin). With fewer agents than seats, every pair
-      of agents fills the seats alternately (A B A, and B A B).
+    * Tables (round robin, the default): with at least as many agents as seats, every combination
+      of ``--players`` agents (for two players: every pairing). With fewer agents than seats,
+      every pair of agents fills the seats alternately (A B A, and B A B).
+    * A mixed table (``--table``): the agents given are the seats of one table, one spec per seat
+      (a spec may repeat: ``ppo:X rule rule random`` is one policy, two rule agents and a random
+      agent at a table of 4); ``--players`` is their number. More agents than the game seats is
+      an error naming the game's range (I1, B1, R1).
     * Duplicate deals: each deal (one shuffle, seed ``arena:{seed}:{deal}``) is played once per
       rotation of the table's seating, so every agent gets every seat's cards on the same shuffle
       (two players: the seats swapped). Every table plays the same deals.
@@ -24,10 +29,14 @@ How games are set up
     * ``--matches``: each deal seeds a whole match (to 400 / 100 / 250 points, I8, B6, R8 of docs/rules.md)
       instead of one hand; a match longer than ``--max-match-hands`` hands is cut off.
 
-Per agent: hands (or matches) played, won, win rate with its 95% Wilson interval, mean points per
-hand (zero-sum rewards, docs/rules.md "Rewards for learning") with a 95% interval computed over duplicate
-deals (the deal, not the hand, is the independent unit), stalemates (G8) and cut-off hands (G9),
-and a rating: Elo (Bradley-Terry fit) with two players, openskill (Plackett-Luce ordinal) with more.
+Per agent (one row per spec given; a spec given twice is two agents, ``rule`` and ``rule#2``):
+hands (or matches) played, won, win rate with its 95% Wilson interval; its **share** of the
+decided hands (those with a winner) it sat in, with its 95% Wilson interval, against the fair
+share 1/N of a table of N; mean points per hand (zero-sum rewards, docs/rules.md "Rewards for
+learning") with a 95% interval computed over duplicate deals (the deal, not the hand, is the
+independent unit), stalemates (G8) and cut-off hands (G9), and a rating: Elo (Bradley-Terry fit)
+with two players, openskill (Plackett-Luce ordinal) with more. An agent that holds several seats
+of a table (A B A) counts once per seat.
 """
 
 from __future__ import annotations
@@ -49,7 +58,7 @@ import numpy as np
 
 from rummy_env.game import GameState
 from rummy_env.match import Match
-from rummy_env.games import GAME_SPECS, is_game
+from rummy_env.games import GAME_SPECS, game_spec, is_game
 from rummy_env.ruleset import GAMES, make_ruleset, parse_option
 from rummy_env.vector import VectorGame
 
@@ -74,10 +83,20 @@ class ArenaConfig:
     max_match_hands: int = 200
     options: dict = field(default_factory=dict)
     """Rule options of the game (docs/rules.md), e.g. ``{"wild_joker": True}``."""
+    table: bool = False
+    """A mixed table: ``agents`` are the seats of one table (as many as ``num_players``), rotated;
+    else the round robin of ``seat_tables``."""
 
     @property
     def tables(self) -> list[tuple[int, ...]]:
+        if self.table:
+            return [tuple(range(len(self.agents)))]
         return seat_tables(len(self.agents), self.num_players)
+
+    @property
+    def fair_share(self) -> float:
+        """The share of decided hands one seat wins at a table of equals: 1/N."""
+        return 1.0 / self.num_players
 
     @property
     def deals(self) -> int:
@@ -287,10 +306,26 @@ def _run_task(task: tuple[int, range]) -> list[dict]:
     return play_deals(_WORKER["config"], table_index, deals, _WORKER["pool"])
 
 
+def check_table(config: ArenaConfig) -> None:
+    """A mixed table seats one agent per seat, within the game's range (I1, B1, R1); else an ``AgentError``."""
+    if not config.table:
+        return
+    spec = game_spec(config.game)
+    low, high = spec.players
+    seated = len(config.agents)
+    if not low <= seated <= high:
+        raise AgentError(f"a table of {seated} agent{'s' * (seated != 1)}: {spec.title} seats {low} to {high} players "
+                         f"({spec.rule_ids.players}); give {low} to {high} agent specs")
+    if seated != config.num_players:
+        raise AgentError(f"a table of {seated} agents at {config.num_players} seats: a mixed table seats one agent "
+                         f"per seat; give {config.num_players} specs, or leave the player count to the specs")
+
+
 def check_config(config: ArenaConfig, factory: Callable[[str, int], Agent] | None = None) -> _AgentPool:
     """Build every agent once (so a bad spec or checkpoint fails before any game); the built pool."""
     if not is_game(config.game):
         raise AgentError(f"unknown game {config.game!r}: expected one of {', '.join(GAME_SPECS)}")
+    check_table(config)
     try:
         make_ruleset(config.game, config.num_players, **config.options)
     except ValueError as error:
@@ -367,6 +402,7 @@ def summarize(config: ArenaConfig, records: Sequence[dict]) -> dict:
     low_wins = make_ruleset(config.game, config.num_players, **config.options).low_total_wins
     units = [0] * k
     wins = [0] * k
+    decided = [0] * k
     stalemates = [0] * k
     cut_offs = [0] * k
     cut_off_matches = [0] * k
@@ -388,6 +424,7 @@ def summarize(config: ArenaConfig, records: Sequence[dict]) -> dict:
             finished = record["winner"] is not None
         for seat, agent in enumerate(seats):
             units[agent] += 1
+            decided[agent] += finished
             table["seat_units"][agent] += 1
             if seat in winners:
                 wins[agent] += 1
@@ -426,10 +463,13 @@ def summarize(config: ArenaConfig, records: Sequence[dict]) -> dict:
     agents = []
     for i in range(k):
         low, high = wilson_interval(wins[i], units[i])
+        share_low, share_high = wilson_interval(wins[i], decided[i])
         mean, mean_low, mean_high = mean_interval(per_group[i])
         row = {
             "agent": names[i], "spec": config.agents[i], "units": units[i], "wins": wins[i],
             "win_rate": wins[i] / units[i] if units[i] else math.nan, "win_rate_low": low, "win_rate_high": high,
+            "decided": decided[i], "share": wins[i] / decided[i] if decided[i] else math.nan,
+            "share_low": share_low, "share_high": share_high, "fair_share": config.fair_share,
             "mean_points": mean, "points_low": mean_low, "points_high": mean_high,
             "stalemates": stalemates[i], "cut_offs": cut_offs[i], **ratings[i],
         }
@@ -446,6 +486,16 @@ def summarize(config: ArenaConfig, records: Sequence[dict]) -> dict:
         })
     unit = "match" if config.matches else "hand"
     return {"config": _config_dict(config), "unit": unit, "agents": agents, "tables": table_rows}
+
+
+def one_against_many(spec: str, opponent: str, game: str, num_players: int, hands: int, seed: int = 0,
+                     workers: int = 1, **options) -> dict:
+    """``spec`` in one seat against ``num_players`` − 1 copies of ``opponent`` at a mixed table, on
+    duplicate deals (``spec`` holds every seat in turn): its row of the summary."""
+    lineup = (spec,) + (opponent,) * (num_players - 1)
+    config = ArenaConfig(game=game, agents=lineup, hands=hands, num_players=num_players, seed=seed, table=True,
+                         options=dict(options))
+    return summarize(config, run_arena(config, workers=workers, progress=False))["agents"][0]
 
 
 def _config_dict(config: ArenaConfig) -> dict:
@@ -485,16 +535,19 @@ def print_summary(summary: dict) -> None:
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)
-    title = (f"{config['game']}, {config['num_players']} players, {config['deals_per_table']} deals x "
-             f"{config['num_players']} seatings per table, seed {config['seed']}")
+    players = config["num_players"]
+    title = (f"{config['game']}, {players} players{', one mixed table' if config.get('table') else ''}, "
+             f"{config['deals_per_table']} deals x {players} seatings per table, seed {config['seed']}")
     table = Table(title=title)
-    for column in ("agent", f"{unit}es" if unit == "match" else f"{unit}s", "won", "win rate [95%]",
+    fair = f"share of decided [95%] (fair {100 / players:.1f}%)"
+    for column in ("agent", f"{unit}es" if unit == "match" else f"{unit}s", "won", "win rate [95%]", fair,
                    f"mean points / {unit} [95%]", "stalemates", "cut off", summary["agents"][0]["kind"]):
         table.add_column(column, justify="left" if column == "agent" else "right")
     for row in summary["agents"]:
         table.add_row(
             row["agent"], str(row["units"]), str(row["wins"]),
             percent_text(row["win_rate"], row["win_rate_low"], row["win_rate_high"]),
+            percent_text(row["share"], row["share_low"], row["share_high"]),
             points_text(row["mean_points"], row["points_low"], row["points_high"]),
             str(row["stalemates"]), str(row["cut_offs"]), f"{row['rating']:.1f}",
         )
@@ -510,8 +563,11 @@ def print_summary(summary: dict) -> None:
         console.print(heads)
 
 
-CSV_COLUMNS = ("agent", "spec", "units", "wins", "win_rate", "win_rate_low", "win_rate_high", "mean_points",
-               "points_low", "points_high", "stalemates", "cut_offs", "kind", "rating")
+ROW_FIGURES = ("units", "wins", "win_rate", "win_rate_low", "win_rate_high", "decided", "share", "share_low",
+               "share_high", "fair_share", "mean_points", "points_low", "points_high", "stalemates", "cut_offs", "kind",
+               "rating")
+"""The figures of an agent's row of the summary (what model cards and run summaries keep)."""
+CSV_COLUMNS = ("agent", "spec") + ROW_FIGURES
 
 
 def write_csv(summary: dict, path: str | Path) -> None:
@@ -523,19 +579,20 @@ def write_csv(summary: dict, path: str | Path) -> None:
             writer.writerow(row)
 
 
-def _json_safe(value):
+def json_safe(value):
+    """``value`` with NaN written as None (JSON has no NaN), through dicts, lists and tuples."""
     if isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
+        return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     return value
 
 
 def write_json(summary: dict, path: str | Path) -> None:
     """The whole summary (config, agents, tables); NaN written as null."""
-    Path(path).write_text(json.dumps(_json_safe(summary), indent=2) + "\n")
+    Path(path).write_text(json.dumps(json_safe(summary), indent=2) + "\n")
 
 
 def plot_summary(summary: dict, path: str | Path) -> None:
@@ -617,16 +674,22 @@ def _parse_option(text: str) -> tuple[str, object]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=program_name("agents.arena"),
-        description="Round-robin arena on duplicate deals: win rates with 95% intervals, mean points, ratings.",
+        description="Arena on duplicate deals, a round robin or one mixed table (--table): win rates and shares "
+                    "of decided hands against the fair share 1/N with 95% intervals, mean points, ratings.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=f"Agent specs: {', '.join(AGENT_NAMES)} (see docs/agents.md).\n"
-               "Example: python -m agents.arena --game indian --agents random rule --hands 2000",
+               "Examples:\n  python -m agents.arena --game indian --agents random rule --hands 2000\n"
+               "  python -m agents.arena --game basic --agents pretrained:basic rule rule random --table",
     )
     parser.add_argument("--game", required=True, choices=GAMES, help="the game to play")
     parser.add_argument("--agents", required=True, nargs="+", metavar="SPEC", help="agents to compare (at least one)")
     parser.add_argument("--hands", type=int, default=2000,
                         help="hands (matches with --matches) per table, rounded up to whole deals (default 2000)")
-    parser.add_argument("--players", type=int, default=2, help="seats at each table (default 2)")
+    parser.add_argument("--players", type=int, default=None,
+                        help="seats at each table (default 2; with --table, one per agent)")
+    parser.add_argument("--table", action="store_true",
+                        help="seat exactly the agents given at one table, one per seat (a spec may repeat), "
+                             "every rotation of each deal; default: a round robin of tables of --players")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the agents (default 0)")
     parser.add_argument("--workers", type=int, default=None,
                         help=f"processes (default: one per {HANDS_PER_WORKER} hands, at most the cores or "
@@ -654,9 +717,10 @@ def run_cli(argv: Sequence[str] | None = None) -> dict:
         parser.error(f"--max-match-hands {args.max_match_hands}: expected at least 1")
     if args.workers is not None and args.workers < 1:
         parser.error(f"--workers {args.workers}: expected at least 1")
-    config = ArenaConfig(game=args.game, agents=tuple(args.agents), hands=args.hands, num_players=args.players,
+    players = args.players if args.players is not None else len(args.agents) if args.table else 2
+    config = ArenaConfig(game=args.game, agents=tuple(args.agents), hands=args.hands, num_players=players,
                          seed=args.seed, matches=args.matches, max_match_hands=args.max_match_hands,
-                         options=dict(args.option))
+                         options=dict(args.option), table=args.table)
     try:
         check_config(config)
         check_output_paths(csv=args.csv, json=args.json, plot=args.plot)

@@ -12,7 +12,7 @@ spec            agent
 ``onnx:PATH``   ``agents.onnx_agent.OnnxAgent``: an exported policy on onnxruntime, no torch
 ``onnx-sample:PATH``  the same, sampling from the policy
 ``sb3:PATH.zip``  ``agents.sb3_agent.Sb3Agent``: an sb3-contrib MaskablePPO model (deterministic)
-``pretrained:GAME``  the ONNX policy shipped for GAME (``agents.pretrained``), no torch
+``pretrained:GAME``  the ONNX policy shipped for GAME at the table's player count (``agents.pretrained``), no torch
 ==============  ==============================================================
 
 ``rule`` and ``search`` take settings after a colon, for ablations:
@@ -21,7 +21,9 @@ spec            agent
 searches with the policy SPEC names (see ``agents.policy_search``).
 
 A bad spec (unknown name, a checkpoint that is missing, is not a checkpoint, or was trained for
-another game or player count) raises ``AgentError`` naming it, before any game is played.
+another game or player count; ``pretrained:GAME`` at a table size with no shipped policy) raises
+``AgentError`` naming it (the file, what it is for and what the table needs), before any game is
+played.
 """
 
 from __future__ import annotations

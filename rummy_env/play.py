@@ -1,12 +1,17 @@
 """Play a hand or a match of any of the three games in the terminal, against agents.
 
     python -m rummy_env.play --game indian --opponents rule
-    python -m rummy_env.play --game romi --opponents rule pretrained:romi --match --seed 7
+    python -m rummy_env.play --game romi --opponents pretrained:romi --match --seed 7
     python -m rummy_env.play --game basic --opponents onnx:basic.onnx --players 3
+    python -m rummy_env.play --game indian --players 6 --opponents rule rule random rule search --seat 2
 
-You sit in seat 0 (``--seat``); ``--opponents`` names one agent spec per other seat (one spec
-fills them all): ``random``, ``rule``, ``search``, ``ppo:PATH``, ``onnx:PATH``, ``sb3:PATH.zip``,
-``pretrained:GAME`` (``agents.registry``). The screen shows your hand sorted with the melds of its
+You sit in seat 0 (``--seat``) at a table of ``--players`` (within the game's range, I1, B1,
+R1); ``--opponents`` names one agent spec per other seat, in seat order
+after yours (one spec fills them all): ``random``, ``rule``, ``search``, ``ppo:PATH``,
+``onnx:PATH``, ``sb3:PATH.zip``, ``pretrained:GAME`` (the policy shipped for the table's player
+count; ``agents.registry``). A spec that cannot play at this table (a checkpoint or policy for
+another game or player count, a count with no shipped policy) stops the program before any hand,
+naming the seat, the file and what the table needs. The screen shows your hand sorted with the melds of its
 best arrangement in brackets, the discard top, the table melds with their slot numbers (B3, R5),
 the cut card (R2) or wild joker (I2), the other hands' sizes and known cards (taken from the
 discard pile, G7), the stock, the scores and each other player's last move.
@@ -585,13 +590,15 @@ def build_parser() -> argparse.ArgumentParser:
                     "(cards in RULES G2 notation): " + "; ".join(c for c, _ in HELP) + ".",
         epilog="Examples:\n  python -m rummy_env.play --game indian --opponents rule\n"
                "  python -m rummy_env.play --game romi --opponents rule random --match --seed 7\n"
+               "  python -m rummy_env.play --game indian --players 6 --opponents rule rule random rule search\n"
                "  python -m rummy_env.play --game basic --opponents pretrained:basic",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--game", required=True, choices=GAMES, help="the game (RULES I, B, R)")
     parser.add_argument("--opponents", nargs="+", default=["rule"], metavar="SPEC",
-                        help="agent specs, one per other seat, or one for all: random, rule, search, ppo:PATH, "
-                             "onnx:PATH, sb3:PATH.zip, pretrained:GAME (default: rule)")
+                        help="agent specs, one per other seat in seat order after yours, or one for all: random, "
+                             "rule, search, ppo:PATH, onnx:PATH, sb3:PATH.zip, pretrained:GAME (the policy shipped "
+                             "for the table's player count) (default: rule)")
     parser.add_argument("--players", type=int,
                         help="players at the table (default: 2, or one per opponent given + you)")
     parser.add_argument("--seat", type=int, default=0,
@@ -625,11 +632,11 @@ def main(argv: Sequence[str] | None = None, stdin=None, stdout=None) -> int:
     if not 0 <= args.seat < players:
         parser.exit(2, f"play: error: --seat {args.seat}: expected 0..{players - 1}\n")
     opponents = []
-    try:
-        for i, spec in enumerate(specs):
+    for i, spec in enumerate(specs):
+        try:
             opponents.append(make_agent(spec, args.game, players, seed=args.seed + i + 1, **dict(args.option)))
-    except AgentError as error:
-        parser.exit(2, f"play: error: {error}\n")
+        except AgentError as error:  # the seat as the screen names it (PlaySession seats them after yours)
+            parser.exit(2, f"play: error: player_{(args.seat + i + 1) % players} ({spec}): {error}\n")
     for given, stream in ((stdin, sys.stdin), (stdout, sys.stdout)):
         if given is None and hasattr(stream, "reconfigure"):  # an undecodable byte typed, or a card symbol
             try:                                               # the terminal cannot show, must not end the game

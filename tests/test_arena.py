@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agents import arena
 from agents.arena import ArenaConfig, rotations, run_arena, seat_tables, summarize
@@ -308,6 +310,112 @@ def test_three_players_get_openskill_ratings():
     names = [row["agent"] for row in summary["agents"]]
     assert names == ["random", "rule", "random#2"]
     assert summary["agents"][1]["rating"] > max(summary["agents"][0]["rating"], summary["agents"][2]["rating"])
+
+
+# ----------------------------------------------------------------------------- mixed tables
+
+
+def test_a_mixed_table_seats_exactly_the_agents_given_in_every_rotation():
+    """``ppo:X rule rule random``-style tables: one table of exactly those specs (one repeated), rotated."""
+    config = ArenaConfig(game="basic", agents=("rule", "random", "rule", "random"), num_players=4, hands=8, seed=3,
+                         table=True)
+    assert config.tables == [(0, 1, 2, 3)] and config.fair_share == 0.25
+    records = run_arena(config, progress=False)
+    assert [r["seats"] for r in records] == [list(r) for r in rotations((0, 1, 2, 3))] * 2
+    summary = summarize(config, records)
+    rows = summary["agents"]
+    assert [r["agent"] for r in rows] == ["rule", "random", "rule#2", "random#2"]
+    assert [r["units"] for r in rows] == [8, 8, 8, 8] and {r["kind"] for r in rows} == {"openskill"}
+    decided_hands = sum(r["winner"] is not None for r in records)
+    assert sum(r["wins"] for r in rows) == decided_hands and all(r["decided"] == decided_hands for r in rows)
+    assert all(r["fair_share"] == 0.25 for r in rows)
+    rule_share = rows[0]["wins"] + rows[2]["wins"]
+    assert rule_share > rows[1]["wins"] + rows[3]["wins"]
+
+
+def test_round_robin_and_a_table_of_as_many_agents_as_seats_play_the_same_hands():
+    """The round robin stays the default; with one agent per seat it is that one table."""
+    agents = ("rule", "random", "random")
+    table = ArenaConfig(game="romi", agents=agents, num_players=3, hands=6, seed=1, table=True)
+    robin = ArenaConfig(game="romi", agents=agents, num_players=3, hands=6, seed=1)
+    assert run_arena(table, progress=False) == run_arena(robin, progress=False)
+    assert ArenaConfig(game="romi", agents=agents, num_players=2).tables == [(0, 1), (0, 2), (1, 2)]
+
+
+def planted_three_seat_records() -> list[dict]:
+    """Three deals at a table of 3: agent 0 wins every hand of deals 0 and 1 from any seat, and
+    deal 2 is a stalemate (G8) in every rotation; the winner takes 20 from each other seat."""
+    records = []
+    for deal in range(3):
+        for rotation, seats in enumerate(rotations((0, 1, 2))):
+            if deal == 2:
+                winner, points, outcome = None, [0, 0, 0], "stalemate"
+            else:
+                winner = seats.index(0)
+                points, outcome = [40 if s == winner else -20 for s in range(3)], "declare"
+            records.append({"table": 0, "deal": deal, "rotation": rotation, "seats": list(seats), "deal_key": deal,
+                            "outcome": outcome, "winner": winner, "points": points, "turns": 30,
+                            "payments": [0 if p >= 0 else 20 for p in points]})
+    return records
+
+
+def test_shares_count_decided_hands_only_against_the_fair_share():
+    config = ArenaConfig(game="romi", agents=("winner", "b", "c"), num_players=3, hands=9, table=True)
+    rows = summarize(config, planted_three_seat_records())["agents"]
+    winner, b, c = rows
+    assert (winner["units"], winner["wins"], winner["decided"]) == (9, 6, 6)
+    assert winner["win_rate"] == pytest.approx(6 / 9) and winner["share"] == 1.0
+    assert (winner["share_low"], winner["share_high"]) == wilson_interval(6, 6)
+    assert b["share"] == c["share"] == 0.0 and b["share_high"] == wilson_interval(0, 6)[1]
+    assert [r["fair_share"] for r in rows] == [1 / 3] * 3
+    assert winner["mean_points"] == pytest.approx((40 * 6 + 0 * 3) / 9)
+    assert winner["rating"] > b["rating"] and winner["stalemates"] == 3
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_summary_invariants_of_any_table(data):
+    """Any results at a table of N: the wins add up to the decided hands, each seat's share is its
+    wins over the decided hands it sat in, and the points of a zero-sum game add up to zero."""
+    players = data.draw(st.integers(2, 6), label="players")
+    deals = data.draw(st.integers(1, 4), label="deals")
+    records = []
+    for deal in range(deals):
+        for rotation, seats in enumerate(rotations(tuple(range(players)))):
+            winner = data.draw(st.none() | st.integers(0, players - 1))
+            owed = data.draw(st.lists(st.integers(0, 80), min_size=players, max_size=players))
+            payments = [0 if s == winner else owed[s] for s in range(players)] if winner is not None else [0] * players
+            points = [sum(payments) if s == winner else -payments[s] for s in range(players)]
+            records.append({"table": 0, "deal": deal, "rotation": rotation, "seats": list(seats), "deal_key": deal,
+                            "outcome": "stalemate" if winner is None else "declare", "winner": winner,
+                            "points": points, "payments": payments, "turns": 10})
+    game = "indian" if players > 4 else "basic"
+    config = ArenaConfig(game=game, agents=tuple(f"a{i}" for i in range(players)), num_players=players,
+                         hands=deals * players, table=True)
+    rows = summarize(config, records)["agents"]
+    decided_hands = sum(r["winner"] is not None for r in records)
+    assert sum(r["wins"] for r in rows) == decided_hands
+    assert all(r["decided"] == decided_hands and r["units"] == len(records) for r in rows)
+    for r in rows:
+        if decided_hands:
+            assert r["share"] == r["wins"] / decided_hands and r["share_low"] <= r["share"] <= r["share_high"]
+        else:
+            assert math.isnan(r["share"])
+    assert sum(r["mean_points"] for r in rows) == pytest.approx(0.0, abs=1e-9)
+    assert {r["kind"] for r in rows} == {"elo" if players == 2 else "openskill"}
+
+
+def test_the_cli_seats_a_mixed_table_and_prints_shares_against_the_fair_share(tmp_path, capsys):
+    out = tmp_path / "table.json"
+    summary = arena.run_cli(["--game", "basic", "--agents", "rule", "rule", "random", "random", "--table", "--hands",
+                             "4", "--workers", "1", "--no-progress", "--json", str(out)])
+    assert summary["config"]["num_players"] == 4 and summary["config"]["table"] is True
+    assert summary["config"]["tables"] == [[0, 1, 2, 3]]
+    printed = capsys.readouterr().out
+    assert "one mixed table" in printed and "fair 25.0%" in printed
+    for row in summary["agents"]:
+        assert percent_text(row["share"], row["share_low"], row["share_high"]) in printed
+    assert json.loads(out.read_text())["agents"][0]["fair_share"] == 0.25
 
 
 # ----------------------------------------------------------------------------- rule beats random

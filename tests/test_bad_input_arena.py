@@ -86,6 +86,64 @@ def test_settings_in_range_still_make_agents():
     assert make_agent("rule:near_weight=0,max_outs=0", "romi").near_weight == 0
 
 
+# ----------------------------------------------------------------------------- mixed tables
+
+
+@pytest.mark.parametrize("game, count, named", [
+    ("indian", 7, "a table of 7 agents: Indian Rummy seats 2 to 6 players (I1)"),
+    ("basic", 5, "a table of 5 agents: Basic Rummy seats 2 to 4 players (B1)"),
+    ("romi", 1, "a table of 1 agent: Indiai römi seats 2 to 4 players (R1)"),
+])
+def test_a_table_with_more_agents_than_the_game_seats_is_refused_naming_its_range(game, count, named, played, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        arena.main(["--game", game, "--agents", *(["random"] * count), "--table", "--hands", "4"])
+    assert exit_info.value.code == 2
+    assert named in capsys.readouterr().err and played == []
+
+
+def test_a_table_whose_seats_and_agents_differ_is_refused(played, capsys):
+    with pytest.raises(SystemExit):
+        arena.main(["--game", "basic", "--agents", "rule", "rule", "random", "--table", "--players", "4"])
+    assert "a table of 3 agents at 4 seats" in capsys.readouterr().err and played == []
+    with pytest.raises(SystemExit):  # the round robin names the game's range too
+        arena.main(["--game", "basic", "--agents", "rule", "random", "--players", "5"])
+    assert "num_players=5 is out of range for 'basic': expected 2..4" in capsys.readouterr().err and played == []
+
+
+@pytest.mark.parametrize("seat", [0, 2, 3])
+def test_a_checkpoint_for_another_player_count_is_refused_at_any_seat_naming_it(seat, tmp_path, played, capsys):
+    torch = pytest.importorskip("torch")
+    from agents.policy import build_network, save_checkpoint
+
+    torch.manual_seed(0)
+    path = save_checkpoint(tmp_path / "two.pt", build_network("indian", 2, {"kind": "mlp", "hidden": [8]}),
+                           "indian", 2)
+    agents = ["rule", "random", "rule", "random"]
+    agents[seat] = f"ppo:{path}"
+    with pytest.raises(SystemExit) as exit_info:
+        arena.main(["--game", "indian", "--agents", *agents, "--table", "--hands", "4"])
+    assert exit_info.value.code == 2
+    assert (f"checkpoint {str(path)!r} was trained for 'indian' with 2 players, not 'indian' with 4 players"
+            in capsys.readouterr().err)
+    assert played == []
+
+
+def test_an_exported_policy_for_another_game_is_refused_naming_it(tmp_path, played, capsys):
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from agents.export import export_policy
+    from agents.policy import build_network, save_checkpoint
+
+    checkpoint = save_checkpoint(tmp_path / "romi.pt", build_network("romi", 3, {"kind": "mlp", "hidden": [8]}),
+                                 "romi", 3)
+    model, _ = export_policy(checkpoint, "onnx")
+    with pytest.raises(SystemExit):
+        arena.main(["--game", "basic", "--agents", "rule", "random", f"onnx:{model}", "--table", "--hands", "3"])
+    assert (f"ONNX policy {str(model)!r} was exported for 'romi' with 3 players, not 'basic' with 3 players"
+            in capsys.readouterr().err)
+    assert played == []
+
+
 # ----------------------------------------------------------------------------- help, workers, entry point
 
 

@@ -1,4 +1,4 @@
-"""Export to ONNX and TorchScript, the torch-free ONNX agent, and the pretrained-policy mechanism.
+"""Export to ONNX and TorchScript, and the torch-free ONNX agent (pretrained policies: tests/test_pretrained.py).
 
 The exported graph must give the torch model's probabilities and values within 1e-5 on random
 observations and masks (batch 1 and larger); the metadata beside it names the game, shapes and
@@ -7,7 +7,6 @@ the action table (cards in RULES G2 notation); bad files fail before any hand, n
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
@@ -284,47 +283,6 @@ def test_onnx_without_metadata_is_checked_by_its_shapes(tmp_path):
         make_agent(f"onnx:{path}", "indian", 2)
     with pytest.raises(AgentError, match="no metadata names its game"):
         OnnxPolicy(path)
-
-
-# ----------------------------------------------------------------------------- pretrained
-
-
-def test_pretrained_spec_says_when_no_policy_is_shipped(monkeypatch, tmp_path):
-    import agents.pretrained as pretrained
-
-    monkeypatch.setattr(pretrained, "PRETRAINED_DIR", tmp_path)
-    with pytest.raises(AgentError, match=r"pretrained:basic: no pretrained 'basic' policy is shipped.*"
-                                         r"python -m agents.pretrained.ship"):
-        make_agent("pretrained:basic", "basic", 2)
-    with pytest.raises(AgentError, match="expected pretrained:GAME"):
-        make_agent("pretrained:chess", "basic", 2)
-
-
-def test_ship_installs_the_policy_and_its_model_card(monkeypatch, tmp_path):
-    """A checkpoint becomes pretrained:<game> (onnx + model card with arena results); tiny arena here."""
-    import agents.pretrained as pretrained
-    from agents.pretrained.ship import ship
-
-    monkeypatch.setattr(pretrained, "PRETRAINED_DIR", tmp_path / "shipped")
-    make_checkpoint(tmp_path, "indian", name="best.pt")
-    (tmp_path / "results.json").write_text(json.dumps({"cpu_seconds_main_process": 12.5, "wall_seconds": 20.0}))
-    installed, card_file = ship(tmp_path, hands=2, workers=1, seed=0, dest=tmp_path / "shipped")  # the run folder
-    assert installed == tmp_path / "shipped" / "indian.onnx" and card_file.name == "indian.json"
-    card = pretrained.model_card("indian")
-    assert card["cpu_time_s"] == 12.5 and card["cpu_time_source"] == "results.json: cpu_seconds_main_process"
-    assert card["trainer_config"] == {"learning_rate": 3e-4} and card["wall_time_s"] == 20.0
-    assert [row["opponent"] for row in card["arena"]] == ["random", "rule"]
-    assert all(row["hands"] == 2 and 0 <= row["win_rate_low"] <= row["win_rate_high"] <= 1 for row in card["arena"])
-    agent = make_agent("pretrained:indian", "indian", 2)
-    assert isinstance(agent, OnnxAgent)
-    from rummy_env.play import main as play_main
-
-    out = io.StringIO()
-    argv = ["--game", "indian", "--opponents", "pretrained:indian"]
-    assert play_main(argv, stdin=io.StringIO("draw\n"), stdout=out) == 0
-    assert "player_1 (pretrained:indian)" in out.getvalue() and "bye" in out.getvalue()
-    with pytest.raises(AgentError, match="pretrained:indian plays 'indian', not 'romi'"):
-        make_agent("pretrained:indian", "romi", 2)
 
 
 def test_onnx_policy_takes_int8_bool_or_float_masks(indian_onnx):

@@ -39,10 +39,12 @@ MANGLED = ["", "   ", "frobnicate", "discard Zz", "discard", "discard Ah Kh", "m
 class Scripted:
     """A person at the keyboard: reads ``moves`` from the screen and types one of them."""
 
-    def __init__(self, rules, opponents, seed: int, mangle: float = 0.15, match: bool = False):
+    def __init__(self, rules, opponents, seed: int, mangle: float = 0.15, match: bool = False, seat: int = 0,
+                 names=None):
         self.buffer = io.StringIO()
         console = Console(file=self.buffer, width=120, color_system=None, highlight=False)
-        self.session = PlaySession(rules, opponents, console, self.read, seed=seed, match=match)
+        self.session = PlaySession(rules, opponents, console, self.read, seed=seed, match=match, seat=seat,
+                                   names=names)
         self.rng = random.Random(seed)
         self.mangle = mangle
         self.pending: list[str] = []
@@ -110,6 +112,45 @@ def test_whole_hand_through_typed_commands(game, players, seed):
     for p in range(players):  # every hand is shown at the end with what it pays
         assert ("you" if p == 0 else f"player_{p}") in text.rsplit("hand over", 1)[1]
     assert "your hand:" in text and "discard top" in text
+
+
+@pytest.mark.parametrize("game, players, seat", [("indian", 6, 3), ("basic", 4, 1), ("romi", 4, 2)])
+def test_a_person_among_n_minus_1_agents_of_mixed_kinds_plays_a_whole_hand(game, players, seat):
+    """A full table (I1, B1, R1): the person in any seat, the other seats a mix of agent specs."""
+    specs = (["rule", "random"] * players)[:players - 1]
+    agents = [make_agent(spec, game, players, seed=s) for s, spec in enumerate(specs, 1)]
+    player = Scripted(make_ruleset(game, players), agents, seed=players + seat, seat=seat, names=specs)
+    assert player.session.run() == 0
+    text = player.output()
+    assert player.session.state.is_over and "the game stopped" not in text and "Traceback" not in text
+    others = [(seat + i) % players for i in range(1, players)]
+    for p, spec in zip(others, specs):  # every other seat is listed with its agent, in seat order after yours
+        assert f"player_{p} ({spec})" in text
+    assert f"player_{seat} (" not in text and player.commands > 0
+    moved = {p for p in others if f"player_{p} ({specs[others.index(p)]}): " in text}
+    assert moved == set(others), "every agent moved"
+
+
+def test_a_spec_that_cannot_play_at_this_table_is_refused_naming_its_seat_before_any_hand(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    from agents.policy import build_network, save_checkpoint
+
+    torch.manual_seed(0)
+    path = save_checkpoint(tmp_path / "two.pt", build_network("indian", 2, {"kind": "mlp", "hidden": [8]}),
+                           "indian", 2)
+    out = io.StringIO()
+    argv = ["--game", "indian", "--players", "6", "--seat", "1", "--opponents", "rule", "rule", "random",
+            f"ppo:{path}", "rule"]
+    with pytest.raises(SystemExit) as stop:
+        main(argv, stdin=io.StringIO("draw\n"), stdout=out)
+    assert stop.value.code == 2 and out.getvalue() == ""
+    err = capsys.readouterr().err
+    assert (f"play: error: player_5 (ppo:{path}): checkpoint {str(path)!r} was trained for 'indian' with 2 players, "
+            "not 'indian' with 6 players") in err
+    with pytest.raises(SystemExit):
+        main(["--game", "indian", "--players", "6", "--opponents", "rule", "random"], stdin=io.StringIO(""),
+             stdout=out)
+    assert "2 opponents for 6 players: give one spec for every other seat (5)" in capsys.readouterr().err
 
 
 def test_screen_shows_table_slots_cut_card_known_cards_and_last_moves():

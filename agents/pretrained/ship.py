@@ -1,14 +1,16 @@
 """Turn a trainer run's best checkpoint into a shipped pretrained policy and its model card.
 
     python -m agents.pretrained.ship runs/indian/best.pt --hands 2000 --workers 2
-    python -m agents.pretrained.ship runs/indian             # a run folder: its best.pt
+    python -m agents.pretrained.ship runs/indian-6p          # a run folder: its best.pt
 
 Steps: export the checkpoint to ONNX (``agents.export``, checked against torch within 1e-5);
-play the exported policy in the arena against ``random`` and against ``rule`` over ``--hands``
-duplicate-dealt hands each (2 players; win rate and points per hand with 95% intervals); write
-``agents/pretrained/<game>.onnx`` and ``<game>.json`` (the export metadata plus a
-``model_card``: the trainer config, the network, the CPU time of training, the arena results).
-Nothing is written there unless every step succeeds.
+play the exported policy at a full table of the checkpoint's size N, in one seat against N − 1
+``random`` agents and then against N − 1 ``rule`` agents, over ``--hands`` duplicate-dealt hands
+each (every rotation of each deal: the policy holds every seat in turn); write
+``agents/pretrained/<game>-<N>p.onnx`` and ``<game>-<N>p.json`` (the export metadata plus a
+``model_card``: the trainer config, the network, the CPU time of training, and the table
+results: win rate, share of decided hands against the fair share 1/N, points per hand with 95%
+intervals, and the rating). Nothing is written there unless every step succeeds.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..base import AgentError
-from . import CARD_FORMAT, PRETRAINED_DIR
+from . import CARD_FORMAT, PRETRAINED_DIR, policy_name
 
 CPU_TIME_KEYS = ("cpu_seconds", "cpu_seconds_main_process", "cpu_time_s")
 """Where a run records its CPU time: the trainer's ``results.json`` beside the checkpoint, or the
@@ -65,35 +67,33 @@ def cpu_time(meta: dict, results: dict, given: float | None) -> tuple[float | No
 
 def arena_result(onnx_path: Path, game: str, num_players: int, opponent: str, hands: int, seed: int,
                  workers: int) -> dict:
-    """The exported policy against ``opponent`` on duplicate deals: its row of the arena summary."""
-    from ..arena import ArenaConfig, run_arena, summarize
+    """The exported policy in one seat against ``num_players`` − 1 ``opponent`` agents, on duplicate
+    deals (a mixed table, every rotation): its row of the arena summary."""
+    from ..arena import ROW_FIGURES, one_against_many
 
-    spec = f"onnx:{onnx_path}"
-    config = ArenaConfig(game=game, agents=(spec, opponent), hands=hands, num_players=num_players, seed=seed)
-    summary = summarize(config, run_arena(config, workers=workers, progress=False))
-    row = next(r for r in summary["agents"] if r["spec"] == spec)
-    keep = ("units", "wins", "win_rate", "win_rate_low", "win_rate_high", "mean_points", "points_low",
-            "points_high", "stalemates", "cut_offs")
-    return {"opponent": opponent, "hands": row["units"], "seed": seed,
-            "command": f"python -m agents.arena --game {game} --agents pretrained:{game} {opponent} "
-                       f"--hands {hands} --seed {seed}",
-            **{k: row[k] for k in keep}}
+    row = one_against_many(f"onnx:{onnx_path}", opponent, game, num_players, hands, seed, workers)
+    seats = " ".join((f"pretrained:{game}",) + (opponent,) * (num_players - 1))
+    return {"opponent": opponent, "opponents": num_players - 1, "num_players": num_players, "hands": row["units"],
+            "seed": seed,
+            "command": f"python -m agents.arena --game {game} --agents {seats} --table --hands {hands} --seed {seed}",
+            **{k: row[k] for k in ROW_FIGURES}}
 
 
 def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, seed: int = 0,
          cpu_seconds: float | None = None, dest: str | os.PathLike = PRETRAINED_DIR,
          tolerance: float | None = None) -> tuple[Path, Path]:
-    """Export, evaluate and install ``checkpoint`` as ``dest/<game>.onnx`` + ``<game>.json``."""
+    """Export, evaluate and install ``checkpoint`` as ``dest/<game>-<N>p.onnx`` + ``.json`` (N: its players)."""
     from ..export import TOLERANCE, export_policy, metadata_path
     from ..policy import load_checkpoint
 
     source = resolve_checkpoint(checkpoint)
     _, meta = load_checkpoint(source)
     game, players = meta["game"], int(meta["num_players"])
+    name = policy_name(game, players)
     results_json = run_results(source)
     cpu_seconds_used, cpu_source = cpu_time(meta, results_json, cpu_seconds)
     with tempfile.TemporaryDirectory(prefix="ship-") as work:
-        model, metadata_file = export_policy(source, "onnx", Path(work) / f"{game}.onnx",
+        model, metadata_file = export_policy(source, "onnx", Path(work) / f"{name}.onnx",
                                                 tolerance=TOLERANCE if tolerance is None else tolerance)
         results = [arena_result(model, game, players, opponent, hands, seed, workers) for opponent in OPPONENTS]
         metadata = json.loads(metadata_file.read_text())
@@ -111,12 +111,12 @@ def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, see
             "env_steps": results_json.get("env_steps"),
             "arena": results,
             "summary": [summary_line(row) for row in results],
-            "play": f"python -m rummy_env.play --game {game} --opponents pretrained:{game}",
+            "play": f"python -m rummy_env.play --game {game} --players {players} --opponents pretrained:{game}",
         }
         metadata_file.write_text(json.dumps(metadata, indent=1) + "\n")
         target = Path(dest)
         target.mkdir(parents=True, exist_ok=True)
-        installed = target / f"{game}.onnx"
+        installed = target / f"{name}.onnx"
         shutil.copyfile(model, installed)
         card = metadata_path(installed)
         shutil.copyfile(metadata_file, card)
@@ -124,23 +124,33 @@ def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, see
 
 
 def summary_line(row: dict) -> str:
-    """One arena result in words, with its 95% intervals."""
-    return (f"against {row['opponent']}: won {row['win_rate']:.1%} [{row['win_rate_low']:.1%}, "
-            f"{row['win_rate_high']:.1%}] of {row['hands']} hands, {row['mean_points']:+.1f} "
-            f"[{row['points_low']:+.1f}, {row['points_high']:+.1f}] points per hand")
+    """One table result in words, with its 95% intervals (``agents.stats`` formats)."""
+    from ..stats import percent_text, points_text
+
+    players = row.get("num_players", 2)
+    against = row["opponent"] if players == 2 else f"{players - 1} x {row['opponent']} ({players} seats)"
+    text = (f"against {against}: won {percent_text(row['win_rate'], row['win_rate_low'], row['win_rate_high'])} "
+            f"of {row['hands']} hands")
+    if "share" in row:
+        text += (f", {percent_text(row['share'], row['share_low'], row['share_high'])} of the "
+                 f"{row['decided']} decided (fair share {100 * row['fair_share']:.1f}%)")
+    return text + f", {points_text(row['mean_points'], row['points_low'], row['points_high'])} points per hand"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m agents.pretrained.ship",
-        description="Export a trainer run's best checkpoint as the shipped pretrained policy of its game "
-                    "(agents/pretrained/<game>.onnx) with a model card (<game>.json): trainer config, CPU "
-                    "time, and arena results against random and rule on duplicate deals with 95% intervals.",
+        description="Export a trainer run's best checkpoint as the shipped pretrained policy of its game and "
+                    "table size N (agents/pretrained/<game>-<N>p.onnx) with a model card (<game>-<N>p.json): "
+                    "trainer config, CPU time, and its results in one seat against N-1 random agents and N-1 rule "
+                    "agents on duplicate deals (win rate, share of decided hands against 1/N, points per hand, "
+                    "with 95% intervals).",
         epilog="Example: python -m agents.pretrained.ship runs/indian/best.pt --hands 2000 --workers 2",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("checkpoint", help="the run's best checkpoint (agents.policy), or its run folder")
-    parser.add_argument("--hands", type=int, default=2000, help="arena hands against each opponent (default 2000)")
+    parser.add_argument("--hands", type=int, default=2000,
+                        help="arena hands against each opponent, rounded up to whole deals (default 2000)")
     parser.add_argument("--workers", type=int, default=1, help="arena processes (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="arena seed (default 0)")
     parser.add_argument("--cpu-time", type=float, metavar="SECONDS",

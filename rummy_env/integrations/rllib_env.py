@@ -5,6 +5,15 @@ one (the same agent while its turn lasts, ``rummy_env.aec_env``); when the hand 
 gets its last observation and its reward. Observations keep our ``{"observation",
 "action_mask"}`` dict, so a masked model reads the mask from them (``rllib_model``).
 
+**Shaping** (``shaping_coef`` > 0 in the config, with ``gamma`` and ``shaping_potential``): the
+potential-based shaping of our trainer (``agents.training.rollout``, whose ``Potential`` it
+uses). Each agent's decision gets ``γ Φ(s') − Φ(s)`` between its own successive decisions, where
+``Φ`` is minus the agent's hand penalty by the exact solver at the start of its current turn
+(Indian: I7; Basic and römi: the least deadwood, B5, R7) times ``shaping_coef × reward_scale``,
+and ``Φ`` = 0 once the hand is over. The shaping terms of a hand add up to ``γ``-discounted
+differences of potentials, so the best policy of the game is unchanged (Ng, Harada & Russell
+1999); the reward is what RLlib's returns show, the arena gives the true results.
+
 An action the mask forbids never reaches the rules engine: the episode ends, the offender gets
 the environment's ``illegal_reward``, and every agent's last info holds ``illegal_actions`` (1)
 and the message. Each env counts the actions it was given, legal and illegal;
@@ -27,7 +36,8 @@ ENV_IDS = {game: f"rummy_{game}" for game in GAMES}
 
 
 class RummyMultiAgentEnv(MultiAgentEnv):
-    """One game of ``rummy_env.env`` for RLlib; ``config``: game, num_players and env options."""
+    """One game of ``rummy_env.env`` for RLlib; ``config``: game, num_players, the shaping
+    (``shaping_coef``, ``shaping_potential``, ``gamma``) and env options."""
 
     def __init__(self, config: dict | None = None):
         super().__init__()
@@ -37,7 +47,18 @@ class RummyMultiAgentEnv(MultiAgentEnv):
         for key in ("illegal_action", "render_mode"):
             if key in options:
                 raise ValueError(f"env option {key!r} is set by RummyMultiAgentEnv, not by the config")
+        shaping_coef = float(options.pop("shaping_coef", 0.0))
+        potential = options.pop("shaping_potential", "deadwood")
+        self.gamma = float(options.pop("gamma", 1.0))
         self.aec = make_aec_env(self.game, self.num_players, illegal_action="terminate", **options)
+        self.shaping_scale = shaping_coef * self.aec.unwrapped.reward_scale
+        self.potential = None
+        if self.shaping_scale:
+            from agents.training.rollout import Potential
+
+            self.potential = Potential(self.game, self.num_players, potential)
+        self.turn_potential: dict[str, float] = {}
+        self.last_potential: dict[str, float] = {}
         self.agents = self.possible_agents = list(self.aec.possible_agents)
         self.observation_spaces = {a: self.aec.observation_space(a) for a in self.possible_agents}
         self.action_spaces = {a: self.aec.action_space(a) for a in self.possible_agents}
@@ -50,8 +71,23 @@ class RummyMultiAgentEnv(MultiAgentEnv):
 
     def reset(self, *, seed=None, options=None):
         self.aec.reset(seed=seed)
+        self.turn_potential.clear()
+        self.last_potential.clear()
         agent = self.aec.agent_selection
-        return {agent: self._observe(agent)}, {}
+        seen = self._observe(agent)
+        self._shaping(agent, seen["observation"])
+        return {agent: seen}, {}
+
+    def _shaping(self, agent: str, observation) -> float:
+        """``γ Φ(s') − Φ(s)`` for ``agent``, about to decide at ``observation`` (0 at its first decision)."""
+        if self.potential is None:
+            return 0.0
+        if self.potential.is_draw_phase(observation):  # a new turn: the potential of the hand it starts with
+            self.turn_potential[agent] = -self.potential.penalty_of(observation) * self.shaping_scale
+        phi = self.turn_potential.get(agent, 0.0)
+        previous = self.last_potential.get(agent)
+        self.last_potential[agent] = phi
+        return 0.0 if previous is None else self.gamma * phi - previous
 
     def step(self, action_dict):
         aec = self.aec
@@ -70,15 +106,17 @@ class RummyMultiAgentEnv(MultiAgentEnv):
         if all(aec.terminations[a] or aec.truncations[a] for a in self.possible_agents):
             truncated = legal and all(aec.truncations.values())  # the turn cap (G9); an illegal action sets both
             observations = {a: self._observe(a) for a in self.possible_agents}
-            rewards = {a: float(aec.rewards.get(a, 0.0)) for a in self.possible_agents}
+            rewards = {a: float(aec.rewards.get(a, 0.0)) - self.last_potential.get(a, 0.0)  # Φ = 0 at the end
+                       for a in self.possible_agents}
             done = {"illegal_actions": int(not legal)}
             if not legal:
                 done["illegal_action"] = aec.infos[agent].get("illegal_action", f"action {action}")
             infos = {a: dict(done) for a in self.possible_agents}
             return observations, rewards, {"__all__": not truncated}, {"__all__": truncated}, infos
         nxt = aec.agent_selection
-        rewards.setdefault(nxt, 0.0)
-        return {nxt: self._observe(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {}
+        seen = self._observe(nxt)
+        rewards[nxt] = rewards.get(nxt, 0.0) + self._shaping(nxt, seen["observation"])
+        return {nxt: seen}, rewards, {"__all__": False}, {"__all__": False}, {}
 
 
 def register_games() -> dict[str, str]:

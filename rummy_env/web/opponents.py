@@ -14,7 +14,7 @@ import threading
 from collections.abc import Sequence
 
 from agents.base import Agent, AgentError
-from agents.pretrained import shipped
+from agents.pretrained import shipped, shipped_for
 from agents.registry import make_agent
 
 from .errors import WebError
@@ -37,8 +37,9 @@ class AgentSource:
 
     def offered(self, game: str, num_players: int | None = None) -> list[str]:
         """The specs the page may choose among for ``game`` (at a table of ``num_players``, when given):
-        its pretrained policy first when one is shipped for that table."""
-        specs = ([f"pretrained:{game}"] if game in shipped() else []) + list(BUILT_IN)
+        its pretrained policy first when one is shipped for that table size (for any, when not given)."""
+        has_policy = game in shipped() if num_players is None else shipped_for(game, num_players)
+        specs = ([f"pretrained:{game}"] if has_policy else []) + list(BUILT_IN)
         if game == self.command_line_game:
             specs += [s for s in self.command_line if s not in specs]
         if num_players is None:

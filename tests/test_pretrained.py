@@ -1,0 +1,224 @@
+"""Pretrained opponents per table size (docs/export.md "Pretrained opponents"): ``pretrained:GAME``
+picks the policy shipped for the table's player count, ``ship`` writes the count into the file
+names and the table results into the card, and a count with none is refused naming those there are."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import agents.pretrained as pretrained
+from agents import arena
+from agents.base import AgentError
+from agents.onnx_agent import OnnxAgent
+from agents.registry import make_agent
+from rummy_env.games import game_spec
+from rummy_env.ruleset import GAMES
+
+torch = pytest.importorskip("torch")
+
+from agents.policy import MaskedActorCritic, save_checkpoint  # noqa: E402
+from agents.pretrained.ship import ship, summary_line  # noqa: E402
+from rummy_env.encoding import num_actions, observation_size  # noqa: E402
+
+SHIPPED = pretrained.PRETRAINED_DIR
+
+
+def make_run(folder: Path, game: str, players: int, seed: int = 0) -> Path:
+    """A run folder with a small untrained policy as its best.pt and the trainer's results.json."""
+    torch.manual_seed(seed)
+    model = MaskedActorCritic(observation_size(game, players), num_actions(game), hidden=[16])
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.json").write_text(json.dumps({"cpu_seconds_main_process": 7.5, "wall_seconds": 9.0}))
+    return save_checkpoint(folder / "best.pt", model, game, players, {"num_players": players})
+
+
+@pytest.fixture(scope="module")
+def shipped_dir(tmp_path_factory) -> Path:
+    """A pretrained folder holding Indian policies for 2 and 4 players, installed by ``ship``."""
+    root = tmp_path_factory.mktemp("pretrained")
+    dest = root / "shipped"
+    for players in (2, 4):
+        ship(make_run(root / f"indian-{players}", "indian", players, seed=players), hands=2 * players, seed=1,
+             dest=dest)
+    return dest
+
+
+@pytest.fixture
+def installed(shipped_dir, monkeypatch) -> Path:
+    monkeypatch.setattr(pretrained, "PRETRAINED_DIR", shipped_dir)
+    return shipped_dir
+
+
+# ----------------------------------------------------------------------------- shipping at N seats
+
+
+def test_ship_names_the_files_by_game_and_player_count_and_cards_hold_the_table_results(installed):
+    assert sorted(p.name for p in installed.iterdir()) == ["indian-2p.json", "indian-2p.onnx", "indian-4p.json",
+                                                           "indian-4p.onnx"]
+    card = pretrained.model_card("indian", 4)
+    assert card["num_players"] == 4 and card["cpu_time_s"] == 7.5
+    assert card["play"] == "python -m rummy_env.play --game indian --players 4 --opponents pretrained:indian"
+    assert [row["opponent"] for row in card["arena"]] == ["random", "rule"]
+    for row in card["arena"]:
+        assert (row["num_players"], row["opponents"], row["hands"], row["fair_share"]) == (4, 3, 8, 0.25)
+        assert row["command"] == (f"python -m agents.arena --game indian --agents pretrained:indian "
+                                  f"{' '.join([row['opponent']] * 3)} --table --hands 8 --seed 1")
+        assert row["kind"] == "openskill" and row["wins"] <= row["decided"] <= row["hands"]
+        assert 0 <= row["share_low"] <= row["share_high"] <= 1
+    assert card["summary"] == [summary_line(row) for row in card["arena"]]
+    assert "3 x rule (4 seats)" in card["summary"][1] and "fair share 25.0%" in card["summary"][1]
+    two = pretrained.model_card("indian", 2)
+    assert two["num_players"] == 2 and [row["opponents"] for row in two["arena"]] == [1, 1]
+    assert two["arena"][0]["command"].endswith("--agents pretrained:indian random --table --hands 4 --seed 1")
+
+
+def test_the_card_reproduces_in_the_arena_with_its_own_command(installed):
+    """The card's command, run on the shipped file, gives the card's figures: same seed, same result."""
+    row = pretrained.model_card("indian", 4)["arena"][1]
+    argv = row["command"].split()[3:] + ["--workers", "1", "--no-progress"]
+    with io.StringIO() as out, _quiet(out):
+        summary = arena.run_cli(argv)
+    again = summary["agents"][0]
+    assert (again["wins"], again["decided"], again["mean_points"]) == (row["wins"], row["decided"],
+                                                                       row["mean_points"])
+
+
+def _quiet(stream):
+    import contextlib
+
+    return contextlib.redirect_stdout(stream)
+
+
+# ----------------------------------------------------------------------------- choosing by player count
+
+
+def test_pretrained_picks_the_policy_of_the_table_s_player_count(installed):
+    for players in (2, 4):
+        agent = make_agent("pretrained:indian", "indian", players)
+        assert isinstance(agent, OnnxAgent) and agent.num_players == players
+        assert agent.policy.path == installed / f"indian-{players}p.onnx"
+    assert pretrained.shipped_counts("indian") == [2, 4] and pretrained.shipped() == ["indian"]
+    assert pretrained.shipped_for("indian", 4) and not pretrained.shipped_for("indian", 3)
+    assert not pretrained.shipped_for("basic", 2) and not pretrained.shipped_for("chess", 2)
+
+
+@pytest.mark.parametrize("players", [3, 5, 6])
+def test_a_count_with_no_policy_is_refused_naming_the_counts_there_are(installed, players):
+    with pytest.raises(AgentError) as refused:
+        make_agent("pretrained:indian", "indian", players)
+    message = str(refused.value)
+    assert f"no policy for 'indian' at a table of {players}" in message
+    assert "shipped for 2 players and 4 players only" in message
+    assert f"indian-{players}p.onnx" in message and "python -m agents.pretrained.ship" in message
+
+
+def test_a_game_with_no_policy_at_all_says_so(installed):
+    with pytest.raises(AgentError, match=r"pretrained:romi: no policy for 'romi' at a table of 2 .*none is shipped "
+                                         r"for any table size yet.*python -m agents.pretrained.ship"):
+        make_agent("pretrained:romi", "romi", 2)
+    with pytest.raises(AgentError, match="expected pretrained:GAME"):
+        make_agent("pretrained:chess", "basic", 2)
+    with pytest.raises(AgentError, match="pretrained:indian plays 'indian', not 'basic'"):
+        make_agent("pretrained:indian", "basic", 2)
+    with pytest.raises(AgentError, match="no policy for 'indian' at a table of 3"):
+        pretrained.model_card("indian", 3)
+
+
+def test_a_policy_filed_under_the_wrong_count_is_refused_naming_the_file_and_both_counts(installed, tmp_path,
+                                                                                         monkeypatch):
+    wrong = tmp_path / "wrong"
+    wrong.mkdir()
+    for suffix in (".onnx", ".json"):
+        shutil.copyfile(installed / f"indian-2p{suffix}", wrong / f"indian-3p{suffix}")
+    monkeypatch.setattr(pretrained, "PRETRAINED_DIR", wrong)
+    with pytest.raises(AgentError) as refused:
+        make_agent("pretrained:indian", "indian", 3)
+    assert str(refused.value) == (f"pretrained:indian policy {str(wrong / 'indian-3p.onnx')!r} was exported for "
+                                  "'indian' with 2 players, not 'indian' with 3 players")
+
+
+def test_files_under_the_game_s_bare_name_are_still_read_for_their_own_count(installed, tmp_path, monkeypatch):
+    """What an installation before per-count names holds: ``indian.onnx`` for the count its card names."""
+    old = tmp_path / "old"
+    old.mkdir()
+    for suffix in (".onnx", ".json"):
+        shutil.copyfile(installed / f"indian-2p{suffix}", old / f"indian{suffix}")
+    monkeypatch.setattr(pretrained, "PRETRAINED_DIR", old)
+    assert pretrained.shipped_counts("indian") == [2] and pretrained.model_path("indian", 2) == old / "indian.onnx"
+    assert make_agent("pretrained:indian", "indian", 2).policy.path == old / "indian.onnx"
+    assert pretrained.model_card("indian", 2)["num_players"] == 2
+    with pytest.raises(AgentError, match="shipped for 2 players only"):
+        make_agent("pretrained:indian", "indian", 4)
+    for suffix in (".onnx", ".json"):  # a per-count file, when there is one, wins over the bare name
+        shutil.copyfile(installed / f"indian-2p{suffix}", old / f"indian-2p{suffix}")
+    assert pretrained.model_path("indian", 2) == old / "indian-2p.onnx"
+
+
+# ----------------------------------------------------------------------------- at any seat, before any hand
+
+
+@pytest.fixture
+def played(monkeypatch):
+    calls: list = []
+    monkeypatch.setattr(arena, "play_deals", lambda *args, **kwargs: calls.append(args) or [])
+    return calls
+
+
+def test_the_arena_refuses_a_count_with_no_policy_at_any_seat_before_any_hand(installed, played, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        arena.main(["--game", "indian", "--agents", "rule", "rule", "pretrained:indian", "--table", "--hands", "3"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "no policy for 'indian' at a table of 3" in err and "shipped for 2 players and 4 players only" in err
+    assert played == []
+
+
+def test_a_mixed_table_with_the_policy_of_its_count_plays(installed):
+    config = arena.ArenaConfig("indian", ("pretrained:indian", "rule", "random", "rule"), hands=4, num_players=4,
+                               seed=2, table=True)
+    summary = arena.summarize(config, arena.run_arena(config, progress=False))
+    assert [row["units"] for row in summary["agents"]] == [4, 4, 4, 4]
+
+
+def test_play_seats_a_person_among_the_policy_of_the_table_s_count(installed):
+    from rummy_env.play import main as play_main
+
+    out = io.StringIO()
+    argv = ["--game", "indian", "--players", "4", "--opponents", "pretrained:indian"]
+    assert play_main(argv, stdin=io.StringIO("draw\n"), stdout=out) == 0
+    text = out.getvalue()
+    assert all(f"player_{p} (pretrained:indian)" in text for p in (1, 2, 3)) and "bye" in text
+
+
+def test_the_web_table_offers_the_policy_only_where_one_is_shipped_for_its_size(installed):
+    from rummy_env.web.opponents import AgentSource
+
+    source = AgentSource()
+    offered = {n: source.offered("indian", n) for n in game_spec("indian").player_counts}
+    assert [n for n, specs in offered.items() if "pretrained:indian" in specs] == [2, 4]
+    assert source.default("indian", 4) == "pretrained:indian" and source.default("indian", 3) == "rule"
+
+
+# ----------------------------------------------------------------------------- what this version ships
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_shipped_policy_is_named_for_its_count_and_its_card_agrees(game, monkeypatch):
+    monkeypatch.setattr(pretrained, "PRETRAINED_DIR", SHIPPED)
+    counts = pretrained.shipped_counts(game)
+    assert 2 in counts, f"the 2-player {game} policy is shipped"
+    for players in counts:
+        path = pretrained.model_path(game, players)
+        assert path.name == f"{game}-{players}p.onnx"
+        card = pretrained.model_card(game, players)
+        assert (card["game"], card["num_players"]) == (game, players)
+        assert json.loads(path.with_suffix(".json").read_text())["num_players"] == players
+        assert make_agent(f"pretrained:{game}", game, players).num_players == players
+    for players in set(game_spec(game).player_counts) - set(counts):
+        with pytest.raises(AgentError, match=f"at a table of {players}"):
+            make_agent(f"pretrained:{game}", game, players)
