@@ -396,7 +396,7 @@ def test_the_spec_builds_the_agent_with_its_budget():
     ("search:policy=pretrained:indian,width=3", "indian", 2, "unknown setting 'width=3'"),
     ("search:policy=pretrained:indian,worlds=2,worlds=3", "indian", 2, "'worlds' is given twice"),
     ("search:policy=pretrained:basic", "indian", 2, "pretrained:basic plays 'basic', not 'indian'"),
-    ("search:policy=pretrained:indian", "indian", 3, "not 'indian' with 3 players"),
+    ("search:policy=pretrained:indian", "indian", 3, "no policy for 'indian' at a table of 3"),
     ("search:policy=onnx:/no/such/policy.onnx", "indian", 2, "no such file"),
     ("search:policy=ppo:/no/such/best.pt", "indian", 2, "no such file"),
     ("search:policy=ppo:", "indian", 2, "expected ppo:PATH"),
