@@ -19,6 +19,8 @@ from agents.training.config import ConfigError, TrainConfig, load_yaml, make_con
 from agents.training.ppo import advantages, masked_entropy, ppo_loss
 from agents.training.rollout import Collector, Potential
 from agents.training.trainer import train
+from rummy_env.encoding import observation_layout
+from rummy_env.ruleset import GAMES
 
 # ----------------------------------------------------------------------------- PPO pieces
 
@@ -537,6 +539,27 @@ def test_payment_potential_is_what_the_seat_would_pay(game):
     assert seen == ({True, False} if game == "romi" else {True})  # römi: before and after a first meld
     with pytest.raises(ValueError, match="shaping potential 'hand'"):
         Potential(game, 2, "hand")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_batched_potential_equals_the_solver_row_by_row(game):
+    """The deadwood potential of a batch (one batched solver call for the hands not yet seen)
+    is the exact solver's answer for each row (I7, B5, R7), memoised or not."""
+    from rummy_env.ruleset import make_ruleset
+    from rummy_env.vector import VectorGame
+
+    venv = VectorGame(game, 8, 2, seed=5)
+    venv.reset(5)
+    rules = make_ruleset(game, 2)
+    batched, rng = Potential(game, 2, "deadwood"), np.random.default_rng(1)
+    hand = observation_layout(game, 2)["hand"]
+    for step in range(120):
+        observations = venv.observations.copy()
+        got = batched.penalties(observations)
+        again = batched.penalties(observations[::-1])  # every row memoised now, in another order
+        want = [rules.deadwood(np.rint(row[hand]).astype(int).tolist()) for row in observations]
+        assert got.tolist() == want and again.tolist() == want[::-1], step
+        venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks]))
 
 
 # ----------------------------------------------------------------------------- expert iteration

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from rummy_env import solver
 from rummy_env.encoding import action_layout, observation_layout
 from rummy_env.ruleset import make_ruleset
 from rummy_env.vector import VectorGame
@@ -82,8 +83,23 @@ class Potential:
         return observations[:, self.phase] > 0.5
 
     def penalties(self, observations: np.ndarray) -> np.ndarray:
-        """``penalty_of`` for every row of ``observations``."""
-        return np.array([self.penalty_of(row) for row in observations], np.float64)
+        """``penalty_of`` for every row of ``observations``: the hands not yet memoised solved in
+        one batched call (``solver.hand_penalties``)."""
+        if self.by_payment:
+            return np.array([self.penalty_of(row) for row in observations], np.float64)
+        counts = np.rint(observations[:, self.hand]).astype(np.uint8)
+        keys = [row.tobytes() for row in counts]
+        memo = self._memo
+        out = np.array([memo.get(key, np.nan) for key in keys], np.float64)
+        missing = np.flatnonzero(np.isnan(out))
+        if missing.size:
+            if len(memo) > 200_000:
+                memo.clear()
+            solved = solver.hand_penalties(self.rules.game, counts[missing]).astype(np.float64)
+            out[missing] = solved
+            for i, value in zip(missing.tolist(), solved.tolist()):
+                memo[keys[i]] = value
+        return out
 
 
 @dataclass
