@@ -319,6 +319,32 @@ def test_short_run_writes_logs_checkpoints_and_curves(game, players, tmp_path):
     assert agent.name.startswith("ppo:")
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("game", GAMES)
+def test_a_short_run_at_the_game_s_largest_table_trains_and_evaluates_every_seat(game, seed, tmp_path):
+    """Full tables (G1 seat ranges: Indian 6, Basic and römi 4): the learner trains in one seat
+    against N-1 pool opponents and in every seat of self-play, is evaluated in each seat in turn
+    on duplicate deals, and its checkpoint is for that table size only."""
+    from rummy_env.games import game_spec
+
+    largest = game_spec(game).players[1]
+    run_dir = tmp_path / f"{game}-{largest}p-s{seed}"
+    config = make_config(TINY | {"game": game, "num_players": largest, "seed": seed, "run_dir": str(run_dir),
+                                 "pool_self_fraction": 0.5})
+    results = train(config, log=lambda *_: None)
+    final = results["final_evaluation"]
+    for opponent in ("random", "rule"):
+        assert final[opponent]["hands"] == TINY["final_eval_deals"] * largest, opponent  # every rotation
+        assert 0 <= final[opponent]["wins"] <= final[opponent]["decided"] <= final[opponent]["hands"]
+    assert len(_scalars(run_dir)["losses/policy_loss"]) == TINY["total_steps"] // TINY["rollout_size"]
+    model, meta = load_checkpoint(run_dir / "best.pt", game, largest)
+    assert meta["num_players"] == largest
+    with pytest.raises(CheckpointError, match=f"{largest} players"):
+        load_checkpoint(run_dir / "best.pt", game, 2)
+
+
 def _losses(run_dir) -> list[tuple]:
     state = torch.load(run_dir / "checkpoint.pt", weights_only=True)["training_state"]
     return [(h["update"], h["policy_loss"], h["value_loss"]) for h in json.loads(state["history"])]
