@@ -700,3 +700,22 @@ def test_the_win_bonus_goes_to_the_winner_and_costs_the_others():
     assert set(np.round(difference[ends].astype(np.float64), 5).tolist()) <= {0.3, -0.15, 0.0}
     decided = [h for h in plain.hands if h[3] is not None]
     assert decided and np.isclose(difference[ends].sum(), 0.0, atol=1e-5)
+
+
+def test_the_panel_is_fixed_per_game_and_table():
+    """The evaluation panel (docs/training.md, "The panel"): random and the rule agent always, the
+    holding rule agent for the table-meld games (B3, R5), the shipped policy where one exists for
+    that table size, and the search agent at 2 players only."""
+    from agents.pretrained import shipped_for
+    from agents.training.evaluate import expand, panel, panel_score
+
+    assert panel("indian", 2) == ["random", "rule", "pretrained:indian", "search"]
+    assert panel("basic", 2) == ["random", "rule", "rule:hold_until=3", "pretrained:basic", "search"]
+    for game, players in (("indian", 6), ("basic", 4), ("romi", 3)):
+        got = panel(game, players)
+        assert "search" not in got and got[:2] == ["random", "rule"]
+        assert (f"pretrained:{game}" in got) == shipped_for(game, players)
+    assert expand(["rule", "panel"], "indian", 2) == ["rule", "random", "pretrained:indian", "search"]
+    results = {"random": {"points": 90.0}, "rule": {"points": 10.0}, "pretrained:indian": {"points": -4.0},
+               "search": {"points": -50.0}}
+    assert panel_score(results) == 3.0  # random and search do not count

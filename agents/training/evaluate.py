@@ -10,8 +10,9 @@ rotations averaged first, since they share the cards).
 **The panel** (``panel``, the spec ``panel`` in ``eval_opponents``) is fixed per game and table:
 random, the rule agent, the rule agent that holds its melds (``rule:hold_until=3``; Basic and
 römi, docs/agents.md "Holding melds"), the shipped policy of this game and table
-(``pretrained:GAME``, the one a new run should beat) and the search agent (``search``, on fewer
-deals: it is slow). The **panel score** that picks ``best.pt`` is the mean points per hand against
+(``pretrained:GAME``, the one a new run should beat) and, at 2 players, the search agent
+(``search``, on fewer deals: it is slow; at a larger table it would fill N − 1 seats at a few
+decisions per second each, and is left out). The **panel score** that picks ``best.pt`` is the mean points per hand against
 every panel member but random (which every policy beats) and the search agent (too few deals to
 choose on).
 """
@@ -39,7 +40,7 @@ def panel(game: str, num_players: int) -> list[str]:
         members.append("rule:hold_until=3")
     if shipped_for(game, num_players):
         members.append(f"pretrained:{game}")
-    return members + [SEARCH]
+    return members + ([SEARCH] if num_players == 2 else [])
 
 
 def expand(opponents: list[str], game: str, num_players: int) -> list[str]:
