@@ -13,7 +13,7 @@ Runs a few PPO updates (no cloning, no evaluation) and prints, per mode, the med
 * where an update's time goes (collecting, learning).
 
 Two settings are timed alternately in the same process: ``default`` (the trainer's defaults: the
-card network's layout 2, 2 epochs, learning inside the collecting processes) and ``reference``
+card network's layout 2, 1 epoch, learning inside the collecting processes) and ``reference``
 (the earlier defaults: layout 1, 4 epochs), so their ratio holds on a noisy machine.
 """
 
