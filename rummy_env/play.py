@@ -58,7 +58,7 @@ from agents.rule_agent import RuleAgent
 from .match import Match
 from .melds import table_meld_cards
 from .render import hand_arrangements
-from .ruleset import GAMES, RuleSet, make_ruleset, parse_option
+from .ruleset import GAMES, RuleSet, make_ruleset, option_argument
 from .table import template_index
 
 HELP = [
@@ -576,13 +576,6 @@ def _stream_reader(stream, console) -> Callable[[str], str | None]:
     return read
 
 
-def _parse_option(text: str) -> tuple[str, object]:
-    try:
-        return parse_option(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m rummy_env.play",
@@ -606,7 +599,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--match", action="store_true",
                         help="play a match (I8 400, B6 100, R8 250 points) instead of one hand")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal (G10) and of the agents (default 0)")
-    parser.add_argument("--option", action="append", default=[], type=_parse_option, metavar="KEY=VALUE",
+    parser.add_argument("--option", action="append", default=[], type=option_argument, metavar="KEY=VALUE",
                         help="a rule option (RULES), e.g. wild_joker=true; repeatable")
     parser.add_argument("--width", type=int, help="screen width in characters (default: the terminal's)")
     return parser

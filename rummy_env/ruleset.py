@@ -8,6 +8,7 @@ and the game's scoring hooks (``payment``, ``deadwood``, ``max_hand_payment``).
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -166,3 +167,12 @@ def parse_option(text: str) -> tuple[str, object]:
         return key, int(value)
     except ValueError:
         raise ValueError(f"option {text!r}: the value must be true, false, none or an int") from None
+
+
+def option_argument(text: str) -> tuple[str, object]:
+    """``parse_option`` as an argparse ``type=``: bad text is an ``ArgumentTypeError`` naming it
+    (the ``--option KEY=VALUE`` of the terminal and the web table)."""
+    try:
+        return parse_option(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None

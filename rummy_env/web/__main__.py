@@ -6,14 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ..ruleset import GAMES, make_ruleset, parse_option
-
-
-def _option(text: str) -> tuple[str, object]:
-    try:
-        return parse_option(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+from ..ruleset import GAMES, make_ruleset, option_argument
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the agent the hint button asks (default rule)")
     parser.add_argument("--seed", type=int, default=0,
                         help="the default seed of a new match: its deals (G10) and the agents' seeds (default 0)")
-    parser.add_argument("--option", action="append", default=[], type=_option, metavar="KEY=VALUE",
+    parser.add_argument("--option", action="append", default=[], type=option_argument, metavar="KEY=VALUE",
                         help="a rule option (RULES) of the default game, e.g. wild_joker=true; repeatable")
     parser.add_argument("--delay", type=int, default=600, metavar="MS",
                         help="pause before each opponent move on the page, in ms (default 600)")
