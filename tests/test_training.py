@@ -170,6 +170,7 @@ def _local_station(monkeypatch, config, teacher: Agent | None = None):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_cloning_fits_a_planted_teacher(tmp_path, monkeypatch):
     """Cloning learns a simple teacher's rule well above chance on held-out decisions."""
     config = make_config({"run_dir": str(tmp_path), "bc_decisions": 3000, "bc_epochs": 12, "num_workers": 0,

@@ -390,32 +390,38 @@ def _rates_text(stats: dict, recent: collections.deque) -> str:
     return ", ".join(parts)
 
 
+def _own_cpu() -> float:
+    """CPU seconds of this process (one clock for the process alone and for the run's total, so
+    the total is never below the part)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
 class _Clock:
     """Wall time since the start, and CPU time of this process and every process it started."""
 
     def __init__(self, stations: Stations):
         self.stations = stations
         self.wall_start = time.perf_counter()
-        self.cpu_start = time.process_time()
+        self.cpu_start = _own_cpu()
         self.all_start = self._all()
 
     def wall(self) -> float:
         return time.perf_counter() - self.wall_start
 
     def cpu_main(self) -> float:
-        return time.process_time() - self.cpu_start
+        return _own_cpu() - self.cpu_start
 
     def cpu_all(self) -> float:
         return self._all() - self.all_start
 
     def _all(self) -> float:
-        own = resource.getrusage(resource.RUSAGE_SELF)
         finished = resource.getrusage(resource.RUSAGE_CHILDREN)  # the arena's processes, and closed workers
-        return (own.ru_utime + own.ru_stime + finished.ru_utime + finished.ru_stime
+        return (_own_cpu() + finished.ru_utime + finished.ru_stime
                 + sum(_cpu_of(pid) for pid in self.stations.pids()))
 
     def restart(self) -> None:
-        self.cpu_start = time.process_time()
+        self.cpu_start = _own_cpu()
         self.all_start = self._all()
 
 
