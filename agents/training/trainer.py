@@ -403,8 +403,7 @@ class _Clock:
     def __init__(self, stations: Stations):
         self.stations = stations
         self.wall_start = time.perf_counter()
-        self.cpu_start = _own_cpu()
-        self.all_start = self._all()
+        self.restart()
 
     def wall(self) -> float:
         return time.perf_counter() - self.wall_start
@@ -413,16 +412,17 @@ class _Clock:
         return _own_cpu() - self.cpu_start
 
     def cpu_all(self) -> float:
-        return self._all() - self.all_start
+        return self._all(_own_cpu()) - self.all_start
 
-    def _all(self) -> float:
+    def _all(self, own: float) -> float:
         finished = resource.getrusage(resource.RUSAGE_CHILDREN)  # the arena's processes, and closed workers
-        return (_own_cpu() + finished.ru_utime + finished.ru_stime
+        return (own + finished.ru_utime + finished.ru_stime
                 + sum(_cpu_of(pid) for pid in self.stations.pids()))
 
     def restart(self) -> None:
-        self.cpu_start = _own_cpu()
-        self.all_start = self._all()
+        own = _own_cpu()  # one reading for both starts, so the total never trails the part
+        self.cpu_start = own
+        self.all_start = self._all(own)
 
 
 def _cpu_of(pid: int) -> float:

@@ -323,8 +323,10 @@ def set_policy_weights(algorithm, weights: dict, modules: list[str]) -> None:
         if set(held[name]) != set(weights) or not all(np.array_equal(held[name][k], v) for k, v in weights.items()):
             raise RuntimeError(f"module {name!r} did not take the weights given: its state has "
                                f"{sorted(held[name])[:3]} …, the weights {sorted(weights)[:3]} …")
+    # wait for every runner (RLlib's default timeout of 0 sends and does not wait: a runner could
+    # play its next hands with the old weights)
     algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=learners, policies=modules,
-                                            inference_only=True)
+                                            inference_only=True, timeout_seconds=None)
 
 
 def refresh_snapshot(algorithm, slot: int) -> None:
