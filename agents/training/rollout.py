@@ -66,14 +66,8 @@ class Potential:
         if self.by_payment:
             opened = self.opened is None or observation[self.opened] >= 0.5
             return float(self.rules.payment(counts.tolist(), opened))
-        key = counts.tobytes()
-        value = self._memo.get(key)
-        if value is None:
-            if len(self._memo) > 200_000:
-                self._memo.clear()
-            value = float(self.rules.deadwood(counts.tolist()))
-            self._memo[key] = value
-        return value
+        value = self._memo.get(counts.tobytes())
+        return value if value is not None else float(self._solve(counts[None], [counts.tobytes()])[0])
 
     def is_draw_phase(self, observation: np.ndarray) -> bool:
         return bool(observation[self.phase] > 0.5)
@@ -93,13 +87,16 @@ class Potential:
         out = np.array([memo.get(key, np.nan) for key in keys], np.float64)
         missing = np.flatnonzero(np.isnan(out))
         if missing.size:
-            if len(memo) > 200_000:
-                memo.clear()
-            solved = solver.hand_penalties(self.rules.game, counts[missing]).astype(np.float64)
-            out[missing] = solved
-            for i, value in zip(missing.tolist(), solved.tolist()):
-                memo[keys[i]] = value
+            out[missing] = self._solve(counts[missing], [keys[i] for i in missing.tolist()])
         return out
+
+    def _solve(self, counts: np.ndarray, keys: list[bytes]) -> np.ndarray:
+        """The penalties of hands not memoised, in one batched solver call; memoised after."""
+        if len(self._memo) > 200_000:
+            self._memo.clear()
+        solved = solver.hand_penalties(self.rules.game, counts).astype(np.float64)
+        self._memo.update(zip(keys, solved.tolist()))
+        return solved
 
 
 @dataclass
