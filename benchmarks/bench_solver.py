@@ -19,7 +19,8 @@ Cases (``--cases`` picks some):
 * ``indian_penalty``: ``solver.indian_penalty``, 13 cards from two decks and two printed jokers
   (106 cards), no wild rank; ``indian_penalty_wild``: with a random wild rank (I2);
 * ``declare_discards``: 14 cards, the same decks (the engine asks this at every Indian discard);
-  ``declare_discards_wild``: with a random wild rank;
+  ``declare_discards_wild``: with a random wild rank; ``declare_discards_structured``: 14
+  structured cards (most pass the quick tests and need the search);
 * ``min_deadwood_basic``: 10 cards from one deck; ``min_deadwood_romi``: 13 cards from 106;
 * ``hand_penalty_text``: the public ``rules.hand_penalty("indian", text)``, parsing included (13
   cards in G2 notation); ``hand_penalty_array``: the same hands as int64 count arrays;
@@ -182,8 +183,8 @@ def _indian(size: int = 13, wild: bool = False):
     return lambda rng: random_hand(rng, TWO_DECKS, size, wild)
 
 
-def _structured(game: str, wild: bool = False):
-    return lambda rng: structured_hand(rng, game, HAND_SIZES[game], wild)
+def _structured(game: str, wild: bool = False, size: int | None = None):
+    return lambda rng: structured_hand(rng, game, size or HAND_SIZES[game], wild)
 
 
 def _played(game: str, wild: bool = False):
@@ -228,6 +229,7 @@ CASES: dict[str, Case] = {
     "indian_penalty_structured_wild": Case(_penalty, _structured("indian", wild=True)),
     "declare_discards": Case(solver.declare_discards, _indian(14)),
     "declare_discards_wild": Case(solver.declare_discards, _indian(14, wild=True)),
+    "declare_discards_structured": Case(solver.declare_discards, _structured("indian", size=14)),
     "min_deadwood_basic": Case(_deadwood("basic"), lambda rng: random_hand(rng, ONE_DECK, 10, False)),
     "min_deadwood_basic_structured": Case(_deadwood("basic"), _structured("basic")),
     "min_deadwood_romi": Case(_deadwood("romi"), _indian()),

@@ -44,8 +44,9 @@ lockstep). A penalty is one call into compiled code, the checks and quick answer
 nothing that melds) included; a count the compiled checks refuse, or a hand too large for its
 scratch arrays, goes to the Python path, whose checks name what is wrong. ``use_compiled(False)``,
 or ``RUMMY_COMPILED=0`` in the environment before the first import, selects this module's
-Python search, which stays the reference. The declarations (``can_declare``,
-``declare_discards``) are Python either way.
+Python search, which stays the reference. ``declare_discards`` runs its quick tests in Python,
+then, compiled, solves the hand each candidate discard leaves (one batched call: a discard
+declares exactly when that hand pays no penalty); ``can_declare`` is Python either way.
 """
 
 from __future__ import annotations
@@ -675,8 +676,8 @@ def use_compiled(on: bool = True) -> bool:
 
     Both give the same answers, arrangements included (``tests/test_compiled_solver.py``). The
     default is the compiled search; setting the environment variable ``RUMMY_COMPILED=0`` before
-    the first import makes it the Python one. Returns the previous setting. Declarations
-    (``can_declare``, ``declare_discards``) always use the Python search.
+    the first import makes it the Python one. Returns the previous setting. ``declare_discards``
+    uses the compiled penalty for its last step too; ``can_declare`` always uses the Python search.
     """
     global _compiled
     before = _compiled is not None
@@ -1116,6 +1117,8 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
         twice = [alone[s] & doubles >> (s * NUM_RANKS) for s in range(NUM_SUITS)]
         if not _joker_meld_after_discard(alone, twice, (m0, m1, m2, m3), g.ace_high):
             return []
+    if _compiled is not None:
+        return _compiled_declare_discards(b, wild_rank, candidates)
     # If a discard declares, the cards have an arrangement with both lives that leaves at most
     # one natural card out (the discard). With 14 cards the converse holds too: a natural card
     # left out is the discard, so is a leftover joker (the 13 kept cards can take the others
@@ -1134,6 +1137,19 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
                 out.append(d)
             hand[d] += 1
     return out
+
+
+def _compiled_declare_discards(b: bytes, wild_rank: int | None, candidates: Sequence[int]) -> list[int]:
+    """``declare_discards`` past its quick tests, compiled: a discard declares exactly when the 13
+    cards it leaves pay no I7 penalty. (Penalty 0 means both lives and nothing outside melds but
+    jokers, which are worth 0; a leftover joker joins the second-life run, as in the Python search.)
+    Every candidate's hand is solved in one call."""
+    held = [d for d in candidates if b[d]]
+    if not held:
+        return []
+    hands = _np.tile(_np.frombuffer(b, _np.uint8).astype(_np.int64), (len(held), 1))
+    hands[_np.arange(len(held)), held] -= 1
+    return [d for d, paid in zip(held, hand_penalties("indian", hands, wild_rank).tolist()) if paid == 0]
 
 
 def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = None, lives: bool = True) -> Arrangement:

@@ -484,3 +484,55 @@ def test_compiled_and_python_views_of_the_workspace_are_the_same_arrays():
     assert [v.shape for v in views] == [((n,) if w == 1 else (n, w)) for w, n in fast._WORK_LAYOUT]
     assert [int(v.flat[-1]) for v in views] == list(range(1, len(views) + 1))
     assert int(np.count_nonzero(work)) == len(views)
+
+
+# ------------------------------------------------------------------ declarations (I5)
+
+
+def declarable_fourteen(rng: random.Random) -> list[int]:
+    """A pure run, a second run (a joker in it now and then), sets or runs to 13 cards, then one
+    card more; now and then one card swapped for a random one (a near miss)."""
+    cards: list[int] = []
+    suit, start = rng.randrange(4), rng.randrange(11)
+    cards += [suit * 13 + start + k for k in range(3 + rng.randrange(2))]
+    suit, start = rng.randrange(4), rng.randrange(10)
+    run = [suit * 13 + start + k for k in range(3 + rng.randrange(2))]
+    if rng.random() < 0.5:
+        run[rng.randrange(1, len(run))] = JOKER
+    cards += run
+    while len(cards) < 13:
+        if rng.random() < 0.5:
+            rank = rng.randrange(13)
+            cards += [s * 13 + rank for s in rng.sample(range(4), 3)]
+        else:
+            suit, start = rng.randrange(4), rng.randrange(11)
+            cards += [suit * 13 + start + k for k in range(3)]
+    cards = cards[:13] + [rng.randrange(53)]
+    if rng.random() < 0.3:
+        cards[rng.randrange(14)] = rng.randrange(53)
+    counts = to_counts(cards)
+    for c in range(52):  # two decks: at most two copies of a card
+        counts[c] = min(counts[c], 2)
+    return counts
+
+
+def test_I5_declare_discards_compiled_match_python():
+    """The compiled last step of ``declare_discards`` (penalty 0 after the discard) against the
+    Python search, on hands built to declare, near misses, structured and random 14-card hands."""
+    rng = random.Random("declare")
+    declaring = 0
+    for i in range(1500):
+        wild = rng.choice([None, None, rng.randrange(13)])
+        if i % 3 == 0:
+            counts, _ = structured_hand(rng, "indian", 14, wild=False)
+        elif i % 5 == 1:
+            counts = deal(rng, TWO_DECKS, 14, 2)
+        else:
+            counts = declarable_fourteen(rng)
+        with search(False):
+            want = solver.declare_discards(counts, wild)
+        with search(True):
+            got = solver.declare_discards(counts, wild)
+        assert got == want, f"declare_discards of {counts} (wild {wild}): compiled {got} != python {want}"
+        declaring += bool(want)
+    assert declaring > 300  # the hands do exercise declarations

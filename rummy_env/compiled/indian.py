@@ -7,7 +7,8 @@ what is Indian's own is written here:
 * **Declarations** (I5) are exact: the kernel runs the solver's quick necessary tests
   (``rummy_env.solver.declare_discards``: a pure run; cards that cannot meld; cards that need
   two jokers; with one joker, the cards that must share its meld) and marks the rare hands that
-  pass them; ``IndianCore`` asks the Python solver which discards declare. The penalties of a
+  pass them; ``IndianCore`` asks ``solver.declare_discards`` which discards declare (its last step
+  is the compiled penalty of each discard's hand). The penalties of a
   declared hand (I6, I7) come from ``solver.indian_penalty`` too.
 * **Masks**: draw or take the discard top; discard any card but the one just taken (G7); declare
   with a discard that the solver allows.

@@ -7,8 +7,9 @@ that it returns the same *arrangement* as the reference, not only the same penal
 hands of every game and wild rank. Covered: the free search (least deadwood: ``min_deadwood``,
 ``best_arrangement``, and ``min_loose_cards``, the römi going-out bound of R4, under the
 ``"count"`` rules), the lives search (Indian penalty, I5, I7), and whole hands with their quick
-answers, one (``value``) or a batch (``values``, behind ``solver.hand_penalties``). Declarations
-(``can_declare``, ``declare_discards``) stay in Python.
+answers, one (``value``) or a batch (``values``, behind ``solver.hand_penalties``). ``solver.declare_discards``
+runs its quick tests in Python and then solves, in one ``values`` call, the hand each candidate
+discard leaves (it declares exactly when that hand pays nothing); ``can_declare`` stays in Python.
 
 How the search is laid out without Python objects:
 
