@@ -37,8 +37,9 @@ VARIANTS = {
                        ["--pool-self-fraction", "1.0"]),
     "wide-network": ("the card network twice as wide (channels 64, global summary 256)",
                      ["--channels", "64", "--global-size", "256"]),
-    "search-targets": ("expert iteration: the searched moves as extra targets every update",
-                       ["--expert-every", "1"]),
+    "search-targets": ("expert iteration: every update, the moves a search with the live policy "
+                       "prefers (16 worlds, rollouts to the hand's end) as extra targets",
+                       ["--expert-every", "1", "--expert-search", "worlds=16,depth=0"]),
 }
 DEFAULT_VARIANTS = ["defaults", "no-cloning", "no-shaping", "self-play-only", "wide-network"]
 
