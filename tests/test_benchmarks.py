@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+import ablations  # noqa: E402
 import bench_env  # noqa: E402
 import bench_play  # noqa: E402
 import bench_solver  # noqa: E402
@@ -118,3 +119,42 @@ def test_romi_races_counts_only_lost_hands(capsys):
     (row,) = romi_random_races.main(["--agents", "rule", "--hands", "40", "--seed", "3"])
     assert 0 <= row["beyond"] <= row["lost"] <= row["decided"] <= 40
     assert "lost with no stock-clairvoyant way out first" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ ablations.py
+
+
+@pytest.mark.parametrize("variant", sorted(ablations.VARIANTS))
+def test_ablation_variants_are_valid_trainer_commands(variant, tmp_path):
+    """Every variant's options parse into the trainer's config and change what they say."""
+    from agents.training.cli import build_parser, resolve
+
+    namespace = type("Arguments", (), {"game": "indian", "players": 2, "cpu_minutes": 8.0, "total_steps": 1_000_000,
+                                       "workers": 1, "deals": 50, "opponents": None, "out": tmp_path, "extra": []})
+    command = ablations.train_command(namespace, variant, seed=3)
+    config = resolve(build_parser().parse_args(command[2:]))
+    defaults = resolve(build_parser().parse_args(ablations.train_command(namespace, "defaults", seed=3)[2:]))
+    changed = {name for name in vars(config) if getattr(config, name) != getattr(defaults, name)}
+    assert config.seed == 3 and config.cpu_limit_minutes == 8.0 and config.run_dir.endswith(f"{variant}_s3")
+    assert config.eval_opponents == ["rule", "pretrained:indian"]
+    wanted = {"defaults": set(), "no-cloning": {"bc_warm_start"}, "no-shaping": {"shaping"},
+              "self-play-only": {"pool_self_fraction"}, "wide-network": {"channels", "global_size"},
+              "search-targets": {"expert_every", "expert_search"}}[variant]
+    assert changed - {"run_dir"} == wanted
+
+
+def test_ablation_table_gives_the_mean_and_t_interval_over_seeds(tmp_path):
+    for seed, won, points in [(1, 0.50, 10.0), (2, 0.56, 14.0), (3, 0.62, 12.0)]:
+        folder = tmp_path / f"defaults_s{seed}"
+        folder.mkdir()
+        result = {"hands": 400, "win_rate": won, "points": points}
+        (folder / "results.json").write_text(__import__("json").dumps(
+            {"final_evaluation": {"rule": result}, "learner_steps": 1_000_000, "cpu_seconds": 480.0}))
+    table = ablations.collect(tmp_path, ["defaults", "no-shaping"], [1, 2, 3])
+    assert list(table) == ["defaults"]  # a variant with no finished run is left out
+    mean, low, high = table["defaults"]["opponents"]["rule"]["won"]
+    assert mean == pytest.approx(56.0)
+    assert high - mean == pytest.approx(4.303 * 6.0 / 3 ** 0.5)  # t(0.975, 2 df) x sd / sqrt(n)
+    text = ablations.markdown(table)
+    assert "| defaults | rule | 3 | 56.0% [41.1, 70.9] | +12.0 [+7.0, +17.0] | 50.0, 56.0, 62.0 | 1.00 | 8.0 |" in text
+    assert ablations.t_interval([5.0]) == (5.0, 5.0, 5.0)
