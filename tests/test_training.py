@@ -720,3 +720,78 @@ def test_the_panel_is_fixed_per_game_and_table():
     results = {"random": {"points": 90.0}, "rule": {"points": 10.0}, "pretrained:indian": {"points": -4.0},
                "search": {"points": -50.0}}
     assert panel_score(results) == 3.0  # random and search do not count
+
+
+@pytest.mark.timeout(300)
+def test_sigterm_to_the_process_group_checkpoints_and_leaves_no_worker(tmp_path):
+    """``kill -TERM`` of the run's process group (a cluster scheduler's stop) is handled as Ctrl-C:
+    the trainer writes a checkpoint with its workers' state, closes them and exits with 143."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    run_dir = tmp_path / "run"
+    options = {"--total-steps": "400000", "--rollout-size": "512", "--minibatch-size": "128", "--num-envs": "8",
+               "--num-workers": "1", "--bc-warm-start": "false", "--eval-every": "0", "--checkpoint-every": "1",
+               "--channels": "8", "--global-size": "16", "--progress": "false", "--pool-snapshot-every": "0",
+               "--eval-opponents": "random", "--run-dir": str(run_dir)}
+    command = [sys.executable, str(Path(__file__).resolve().parents[1] / "train.py")]
+    for flag, value in options.items():
+        command += [flag, value]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)
+    checkpoint = run_dir / "checkpoint.pt"
+    deadline = time.monotonic() + 240
+    while not checkpoint.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert process.poll() is None, process.stdout.read()
+    def update_of(path) -> int:
+        counters = torch.load(path, weights_only=True)["training_state"]["counters"]
+        return (json.loads(counters) if isinstance(counters, str) else counters)["update"]
+
+    before = update_of(checkpoint)
+    os.killpg(process.pid, signal.SIGTERM)
+    output, _ = process.communicate(timeout=120)
+    assert process.returncode == 143, output
+    assert "interrupted: checkpoint written" in output
+    assert update_of(checkpoint) >= before
+    deadline = time.monotonic() + 20  # the group empties: no worker outlives the trainer
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    else:
+        left = subprocess.run(["ps", "-o", "pid,args", "-g", str(process.pid)], capture_output=True, text=True).stdout
+        pytest.fail(f"processes of the run outlived it:\n{left}")
+
+
+def test_a_call_cut_short_by_ctrl_c_leaves_no_stale_reply(tmp_path, monkeypatch):
+    """Ctrl-C while the trainer waits on its workers: the checkpoint's next call reads its own
+    reply, not the one the interrupted call left in the pipe."""
+    import multiprocessing.connection
+
+    from agents.training import workers
+
+    config = make_config(TINY | {"num_workers": 1, "bc_warm_start": False, "run_dir": str(tmp_path)})
+    stations = workers.Stations(trainer_module.to_dict(config), trainer_module.model_config(config))
+    try:
+        workers.WorkerLearning(stations).load(trainer_module.Run(config, tmp_path).model.state_dict(), None)
+        stations.reseed(1)
+        wait = multiprocessing.connection.wait
+
+        def interrupted(*arguments, **keywords):
+            monkeypatch.setattr(multiprocessing.connection, "wait", wait)
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(multiprocessing.connection, "wait", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            stations.collect(64)  # its reply (a summary of the hands) is left unread
+        state = stations.get_state(optimizer=True)
+        assert isinstance(state, dict) and "model" in state
+        assert stations.collect(64).decisions >= 64  # and the calls after it pair up again
+    finally:
+        stations.close()

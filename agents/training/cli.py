@@ -67,13 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     from agents.policy import CheckpointError
 
-    from .trainer import train
+    from .trainer import Terminated, train
 
     try:
         train(config, resume=arguments.resume)
     except CheckpointError as error:
         print(f"train.py: error: {error}", file=sys.stderr)
         return 2
+    except Terminated:
+        return 143  # 128 + SIGTERM, as a shell reports it
     except KeyboardInterrupt:
         return 130
     return 0

@@ -33,6 +33,8 @@ import os
 import random
 import resource
 import shutil
+import signal
+import threading
 import time
 from pathlib import Path
 
@@ -237,8 +239,30 @@ def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
 # ----------------------------------------------------------------------------- the run
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM reached the training process: stop as on Ctrl-C (checkpoint, close the workers)."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
+
+
 def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=print) -> dict:
-    """Train as ``config`` says (continuing ``resume``'s checkpoint if given); the final results."""
+    """Train as ``config`` says (continuing ``resume``'s checkpoint if given); the final results.
+
+    SIGTERM (``kill``, a cluster scheduler's stop) is handled like Ctrl-C: a checkpoint is written,
+    the workers are closed, and ``Terminated`` (a ``KeyboardInterrupt``) is raised. The handler is
+    installed only when called from the main thread, and the previous one is put back after."""
+    if threading.current_thread() is not threading.main_thread():
+        return _train(config, resume, log)
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        return _train(config, resume, log)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
     from torch.utils.tensorboard import SummaryWriter
 
     torch.set_num_threads(config.learner_threads)

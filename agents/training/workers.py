@@ -206,7 +206,10 @@ class Station:
 
 
 def _serve(connection, config: dict, model_config: dict, worker: int, workers: int, store: str) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle: it checkpoints, then closes us
+    # Ctrl-C and SIGTERM (also when sent to the whole process group) are the trainer's to handle:
+    # it checkpoints, asking us for our state, then closes us
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     station = None
     while True:
         command, arguments = connection.recv()
@@ -238,6 +241,7 @@ class Stations:
         self.local = Station(config, model_config, 0) if config["num_workers"] == 0 else None
         self.connections = []
         self.processes = []
+        self._unread: set[int] = set()  # workers whose last reply an interrupted call never read
         self._folder = None
         if self.local is None:
             self._folder = tempfile.TemporaryDirectory(prefix="rummy-train-")
@@ -255,8 +259,10 @@ class Stations:
     def _all(self, command: str, *arguments, per_worker=None) -> list:
         if self.local is not None:
             return [getattr(self.local, command)(*(per_worker[0] if per_worker else arguments))]
+        self._drop_unread()
         for w, connection in enumerate(self.connections):
             connection.send((command, per_worker[w] if per_worker else arguments))
+            self._unread.add(w)
         results: dict[int, object] = {}
         waiting = dict(enumerate(self.connections))
         while waiting:  # in arrival order, so that a failure is seen even while the others wait on it
@@ -267,12 +273,24 @@ class Stations:
                 except EOFError:
                     self.close(force=True)
                     raise WorkerError(f"collecting process {w} died (exit code {self.processes[w].exitcode})") from None
+                self._unread.discard(w)
                 if status == "error":
                     self.close(force=True)
                     raise WorkerError(f"collecting process {w} failed:\n{result}")
                 results[w] = result
                 del waiting[w]
         return [results[w] for w in range(len(self.connections))]
+
+    def _drop_unread(self) -> None:
+        """Wait for and drop the replies of a call that Ctrl-C or SIGTERM cut short, so that the next
+        call (the checkpoint's ``get_state``) reads its own reply, not the last one's."""
+        for w in sorted(self._unread):
+            try:
+                self.connections[w].recv()
+            except EOFError:
+                self.close(force=True)
+                raise WorkerError(f"collecting process {w} died (exit code {self.processes[w].exitcode})") from None
+            self._unread.discard(w)
 
     def share(self, target: int) -> int:
         """Each process's part of ``target`` decisions."""
@@ -325,6 +343,7 @@ class Stations:
     def get_state(self, optimizer: bool = False) -> dict:
         if self.local is not None:
             return self.local.get_state(optimizer)
+        self._drop_unread()
         self.connections[0].send(("get_state", (optimizer,)))
         status, result = self.connections[0].recv()
         if status == "error":
