@@ -73,6 +73,13 @@ def train_command(arguments: argparse.Namespace, variant: str, seed: int) -> lis
             *arguments.extra, *VARIANTS[variant][1]]
 
 
+def _cpu_minutes(result: dict) -> float:
+    """A run's CPU-minutes, every process; NaN where the total is below the training process's own
+    (a worker left unreaped at the end went uncounted, before the trainer waited for every worker)."""
+    total, own = result["cpu_seconds"], result.get("cpu_seconds_main_process", 0.0)
+    return total / 60 if total >= own else math.nan
+
+
 def collect(out: Path, variants: list[str], seeds: list[int]) -> dict:
     """Per variant and opponent: each seed's result and the mean with its interval over seeds."""
     table: dict = {}
@@ -93,7 +100,7 @@ def collect(out: Path, variants: list[str], seeds: list[int]) -> dict:
                                "hands_per_seed": runs[0][1]["final_evaluation"][name]["hands"]}
         table[variant] = {"what": VARIANTS[variant][0], "seeds": [s for s, _ in runs], "opponents": opponents,
                           "ppo_decisions": [r["learner_steps"] for _, r in runs],
-                          "cpu_minutes": [r["cpu_seconds"] / 60 for _, r in runs]}
+                          "cpu_minutes": [_cpu_minutes(r) for _, r in runs]}
     return table
 
 

@@ -795,3 +795,32 @@ def test_a_call_cut_short_by_ctrl_c_leaves_no_stale_reply(tmp_path, monkeypatch)
         assert stations.collect(64).decisions >= 64  # and the calls after it pair up again
     finally:
         stations.close()
+
+
+def test_closing_reaps_a_busy_worker_so_the_run_s_cpu_total_keeps_it(tmp_path, monkeypatch):
+    """A worker still busy when the trainer closes the stations (after Ctrl-C, or slow to exit
+    on a loaded machine) is terminated and waited for: its CPU time then counts among the
+    finished children, so the run's CPU total does not drop below the training process's own."""
+    import multiprocessing.connection
+    import resource
+
+    from agents.training import workers
+
+    config = make_config(TINY | {"num_workers": 1, "bc_warm_start": False, "run_dir": str(tmp_path)})
+    stations = workers.Stations(trainer_module.to_dict(config), trainer_module.model_config(config))
+    workers.WorkerLearning(stations).load(trainer_module.Run(config, tmp_path).model.state_dict(), None)
+    stations.reseed(1)
+    wait = multiprocessing.connection.wait
+
+    def interrupted(*arguments, **keywords):
+        monkeypatch.setattr(multiprocessing.connection, "wait", wait)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(multiprocessing.connection, "wait", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        stations.collect(10_000_000)  # the worker goes on collecting for minutes
+    processes = list(stations.processes)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+    stations.close()
+    assert all(p.exitcode is not None for p in processes)  # reaped, not left a zombie
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime > before

@@ -359,12 +359,12 @@ class Stations:
                 connection.send(("close", ()))
             except (BrokenPipeError, OSError):
                 pass
-        for process in self.processes:
-            if force:
-                process.terminate()
-            process.join(timeout=5)
+        for process in self.processes:  # every worker is reaped, so its CPU time reaches RUSAGE_CHILDREN
+            if not force:
+                process.join(timeout=5)
             if process.is_alive():
-                process.terminate()
+                process.kill()  # not terminate(): the workers ignore SIGTERM (the trainer handles it)
+            process.join()
         self.connections, self.processes = [], []
         if self._folder is not None:
             self._folder.cleanup()
