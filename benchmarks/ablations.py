@@ -104,6 +104,12 @@ def collect(out: Path, variants: list[str], seeds: list[int]) -> dict:
     return table
 
 
+def _known_mean(values: list[float]) -> str:
+    """The mean of the values that are known, or n/a."""
+    known = [v for v in values if not math.isnan(v)]
+    return f"{statistics.fmean(known):.1f}" if known else "n/a"
+
+
 def markdown(table: dict) -> str:
     """The sweep as a Markdown table, one row per variant and opponent."""
     lines = ["| variant | opponent | seeds | won, mean [95% over seeds] | points per hand | won by seed | "
@@ -115,7 +121,7 @@ def markdown(table: dict) -> str:
                 f"| {variant} | {name} | {len(row['seeds'])} | {won[0]:.1f}% [{won[1]:.1f}, {won[2]:.1f}] | "
                 f"{points[0]:+.1f} [{points[1]:+.1f}, {points[2]:+.1f}] | "
                 + ", ".join(f"{w:.1f}" for w in result["won_by_seed"])
-                + f" | {statistics.fmean(row['ppo_decisions']) / 1e6:.2f} | {statistics.fmean(row['cpu_minutes']):.1f} |")
+                + f" | {statistics.fmean(row['ppo_decisions']) / 1e6:.2f} | {_known_mean(row['cpu_minutes'])} |")
     return "\n".join(lines)
 
 

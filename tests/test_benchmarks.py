@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import sys
 from pathlib import Path
@@ -158,3 +159,11 @@ def test_ablation_table_gives_the_mean_and_t_interval_over_seeds(tmp_path):
     text = ablations.markdown(table)
     assert "| defaults | rule | 3 | 56.0% [41.1, 70.9] | +12.0 [+7.0, +17.0] | 50.0, 56.0, 62.0 | 1.00 | 8.0 |" in text
     assert ablations.t_interval([5.0]) == (5.0, 5.0, 5.0)
+
+
+def test_ablation_table_leaves_out_a_cpu_total_below_its_part():
+    good = {"cpu_seconds": 480.0, "cpu_seconds_main_process": 30.0}
+    undercounted = {"cpu_seconds": 6.8, "cpu_seconds_main_process": 9.9}
+    assert ablations._cpu_minutes(good) == 8.0
+    assert math.isnan(ablations._cpu_minutes(undercounted))
+    assert ablations._known_mean([8.0, math.nan, 6.0]) == "7.0" and ablations._known_mean([math.nan]) == "n/a"
