@@ -769,25 +769,36 @@ def test_sigterm_to_the_process_group_checkpoints_and_leaves_no_worker(tmp_path)
         pytest.fail(f"processes of the run outlived it:\n{left}")
 
 
-def test_a_call_cut_short_by_ctrl_c_leaves_no_stale_reply(tmp_path, monkeypatch):
-    """Ctrl-C while the trainer waits on its workers: the checkpoint's next call reads its own
-    reply, not the one the interrupted call left in the pipe."""
-    import multiprocessing.connection
-
+def _one_worker_stations(tmp_path):
+    """A collecting process with a network loaded and its hands seeded, ready to collect."""
     from agents.training import workers
 
     config = make_config(TINY | {"num_workers": 1, "bc_warm_start": False, "run_dir": str(tmp_path)})
     stations = workers.Stations(trainer_module.to_dict(config), trainer_module.model_config(config))
+    workers.WorkerLearning(stations).load(trainer_module.Run(config, tmp_path).model.state_dict(), None)
+    stations.reseed(1)
+    return stations
+
+
+def _ctrl_c_in_the_next_wait(monkeypatch) -> None:
+    """Ctrl-C arrives while the trainer next waits on its workers (once)."""
+    import multiprocessing.connection
+
+    wait = multiprocessing.connection.wait
+
+    def interrupted(*arguments, **keywords):
+        monkeypatch.setattr(multiprocessing.connection, "wait", wait)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(multiprocessing.connection, "wait", interrupted)
+
+
+def test_a_call_cut_short_by_ctrl_c_leaves_no_stale_reply(tmp_path, monkeypatch):
+    """Ctrl-C while the trainer waits on its workers: the checkpoint's next call reads its own
+    reply, not the one the interrupted call left in the pipe."""
+    stations = _one_worker_stations(tmp_path)
     try:
-        workers.WorkerLearning(stations).load(trainer_module.Run(config, tmp_path).model.state_dict(), None)
-        stations.reseed(1)
-        wait = multiprocessing.connection.wait
-
-        def interrupted(*arguments, **keywords):
-            monkeypatch.setattr(multiprocessing.connection, "wait", wait)
-            raise KeyboardInterrupt
-
-        monkeypatch.setattr(multiprocessing.connection, "wait", interrupted)
+        _ctrl_c_in_the_next_wait(monkeypatch)
         with pytest.raises(KeyboardInterrupt):
             stations.collect(64)  # its reply (a summary of the hands) is left unread
         state = stations.get_state(optimizer=True)
@@ -799,24 +810,12 @@ def test_a_call_cut_short_by_ctrl_c_leaves_no_stale_reply(tmp_path, monkeypatch)
 
 def test_closing_reaps_a_busy_worker_so_the_run_s_cpu_total_keeps_it(tmp_path, monkeypatch):
     """A worker still busy when the trainer closes the stations (after Ctrl-C, or slow to exit
-    on a loaded machine) is terminated and waited for: its CPU time then counts among the
-    finished children, so the run's CPU total does not drop below the training process's own."""
-    import multiprocessing.connection
+    on a loaded machine) is killed and waited for: its CPU time then counts among the finished
+    children, so the run's CPU total does not drop below the training process's own."""
     import resource
 
-    from agents.training import workers
-
-    config = make_config(TINY | {"num_workers": 1, "bc_warm_start": False, "run_dir": str(tmp_path)})
-    stations = workers.Stations(trainer_module.to_dict(config), trainer_module.model_config(config))
-    workers.WorkerLearning(stations).load(trainer_module.Run(config, tmp_path).model.state_dict(), None)
-    stations.reseed(1)
-    wait = multiprocessing.connection.wait
-
-    def interrupted(*arguments, **keywords):
-        monkeypatch.setattr(multiprocessing.connection, "wait", wait)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(multiprocessing.connection, "wait", interrupted)
+    stations = _one_worker_stations(tmp_path)
+    _ctrl_c_in_the_next_wait(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         stations.collect(10_000_000)  # the worker goes on collecting for minutes
     processes = list(stations.processes)
