@@ -823,3 +823,21 @@ def test_closing_reaps_a_busy_worker_so_the_run_s_cpu_total_keeps_it(tmp_path, m
     stations.close()
     assert all(p.exitcode is not None for p in processes)  # reaped, not left a zombie
     assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime > before
+
+
+def test_a_worker_that_dies_is_reported_with_its_exit_code(tmp_path):
+    """A collecting process killed from outside: the next call raises a ``WorkerError`` naming
+    the process and how it ended (not an error of the trainer's own bookkeeping)."""
+    import os
+    import signal
+
+    from agents.training import workers
+
+    stations = _one_worker_stations(tmp_path)
+    try:
+        os.kill(stations.processes[0].pid, signal.SIGKILL)
+        stations.processes[0].join()
+        with pytest.raises(workers.WorkerError, match=r"collecting process 0 died \(exit code -9\)"):
+            stations.reseed(2)
+    finally:
+        stations.close()

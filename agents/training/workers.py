@@ -260,20 +260,14 @@ class Stations:
         if self.local is not None:
             return [getattr(self.local, command)(*(per_worker[0] if per_worker else arguments))]
         self._drop_unread()
-        for w, connection in enumerate(self.connections):
-            connection.send((command, per_worker[w] if per_worker else arguments))
-            self._unread.add(w)
+        for w in range(len(self.connections)):
+            self._send(w, (command, per_worker[w] if per_worker else arguments))
         results: dict[int, object] = {}
         waiting = dict(enumerate(self.connections))
         while waiting:  # in arrival order, so that a failure is seen even while the others wait on it
             for connection in multiprocessing.connection.wait(list(waiting.values())):
                 w = next(k for k, c in waiting.items() if c is connection)
-                try:
-                    status, result = connection.recv()
-                except EOFError:
-                    self.close(force=True)
-                    raise WorkerError(f"collecting process {w} died (exit code {self.processes[w].exitcode})") from None
-                self._unread.discard(w)
+                status, result = self._reply(w)
                 if status == "error":
                     self.close(force=True)
                     raise WorkerError(f"collecting process {w} failed:\n{result}")
@@ -285,12 +279,29 @@ class Stations:
         """Wait for and drop the replies of a call that Ctrl-C or SIGTERM cut short, so that the next
         call (the checkpoint's ``get_state``) reads its own reply, not the last one's."""
         for w in sorted(self._unread):
-            try:
-                self.connections[w].recv()
-            except EOFError:
-                self.close(force=True)
-                raise WorkerError(f"collecting process {w} died (exit code {self.processes[w].exitcode})") from None
-            self._unread.discard(w)
+            self._reply(w)
+
+    def _reply(self, w: int) -> tuple[str, object]:
+        """Worker ``w``'s next reply, ``(status, result)``; a ``WorkerError`` if it died."""
+        try:
+            reply = self.connections[w].recv()
+        except EOFError:
+            self._died(w)
+        self._unread.discard(w)
+        return reply
+
+    def _send(self, w: int, message: tuple) -> None:
+        """Send worker ``w`` a command; its reply is then owed (``_unread``)."""
+        try:
+            self.connections[w].send(message)
+        except (BrokenPipeError, ConnectionResetError):
+            self._died(w)
+        self._unread.add(w)
+
+    def _died(self, w: int) -> None:
+        process = self.processes[w]
+        self.close(force=True)  # reaps it, so its exit code is known
+        raise WorkerError(f"collecting process {w} died (exit code {process.exitcode})") from None
 
     def share(self, target: int) -> int:
         """Each process's part of ``target`` decisions."""
@@ -344,8 +355,8 @@ class Stations:
         if self.local is not None:
             return self.local.get_state(optimizer)
         self._drop_unread()
-        self.connections[0].send(("get_state", (optimizer,)))
-        status, result = self.connections[0].recv()
+        self._send(0, ("get_state", (optimizer,)))
+        status, result = self._reply(0)
         if status == "error":
             raise WorkerError(f"collecting process 0 failed:\n{result}")
         return result
