@@ -808,6 +808,69 @@ def test_a_call_cut_short_by_ctrl_c_leaves_no_stale_reply(tmp_path, monkeypatch)
         stations.close()
 
 
+def test_ctrl_c_just_after_a_reply_is_read_waits_until_it_is_noted_read(tmp_path):
+    """A real Ctrl-C the moment a worker's reply has come off the pipe, before the trainer notes it
+    read: it is raised once the note is made, so the checkpoint's call after it gets its own reply
+    (it used to wait for the one already taken: ``kill -TERM`` hung about one stop in ten)."""
+    import signal
+    import threading
+
+    from agents.training.interrupts import INTERRUPTS
+
+    stations = _one_worker_stations(tmp_path)
+    connection = stations.connections[0]
+    read = connection.recv
+
+    def read_then_ctrl_c():
+        del connection.recv  # once
+        reply = read()
+        signal.raise_signal(signal.SIGINT)
+        return reply
+
+    try:
+        with INTERRUPTS.installed():
+            connection.recv = read_then_ctrl_c
+            with pytest.raises(KeyboardInterrupt):
+                stations.reseed(2)
+        answer = {}
+        asking = threading.Thread(target=lambda: answer.update(state=stations.get_state()), daemon=True)
+        asking.start()
+        asking.join(timeout=30)
+        assert not asking.is_alive(), "the trainer waits for a reply it has already read"
+        assert "model" in answer["state"]
+    finally:
+        stations.close(force=True)
+
+
+def test_a_signal_in_a_held_step_is_raised_when_the_step_ends():
+    """``Interrupts.held``: Ctrl-C and SIGTERM arriving inside the block let it finish, then raise
+    (``Terminated`` for SIGTERM); outside a block they raise at once; the handlers before
+    ``installed`` are put back."""
+    import signal
+
+    from agents.training.interrupts import Interrupts, Terminated
+
+    interrupts = Interrupts()
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    steps = []
+    with interrupts.installed():
+        with pytest.raises(Terminated):
+            with interrupts.held():
+                signal.raise_signal(signal.SIGTERM)
+                with interrupts.held():  # nested: raised only when the outer block ends
+                    steps.append("inner")
+                signal.raise_signal(signal.SIGINT)  # a second signal does not replace the first
+                steps.append("outer")
+        assert steps == ["inner", "outer"]
+        with pytest.raises(KeyboardInterrupt) as caught:
+            signal.raise_signal(signal.SIGINT)
+            steps.append("not reached")
+        assert caught.type is KeyboardInterrupt and steps == ["inner", "outer"]
+        with interrupts.held():
+            steps.append("quiet")  # no signal: nothing raised
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before
+
+
 def test_closing_reaps_a_busy_worker_so_the_run_s_cpu_total_keeps_it(tmp_path, monkeypatch):
     """A worker still busy when the trainer closes the stations (after Ctrl-C, or slow to exit
     on a loaded machine) is killed and waited for: its CPU time then counts among the finished

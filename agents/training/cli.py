@@ -67,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     from agents.policy import CheckpointError
 
-    from .trainer import Terminated, train
+    from .interrupts import Terminated
+    from .trainer import train
 
     try:
         train(config, resume=arguments.resume)

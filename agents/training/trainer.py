@@ -33,8 +33,6 @@ import os
 import random
 import resource
 import shutil
-import signal
-import threading
 import time
 from pathlib import Path
 
@@ -47,6 +45,7 @@ from agents.policy import CheckpointError, build_network, load_training_state, s
 from .config import ConfigError, TrainConfig, default_run_dir, resolve_device, to_dict
 from .curves import plot_learning_curves
 from .evaluate import describe, evaluate, expand, panel_score
+from .interrupts import INTERRUPTS
 from .learner import PPOSettings
 from .pool import OpponentPool
 from .rollout import DECISION_TYPES
@@ -239,27 +238,15 @@ def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
 # ----------------------------------------------------------------------------- the run
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM reached the training process: stop as on Ctrl-C (checkpoint, close the workers)."""
-
-
-def _raise_terminated(signum, frame) -> None:
-    raise Terminated()
-
-
 def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=print) -> dict:
     """Train as ``config`` says (continuing ``resume``'s checkpoint if given); the final results.
 
-    SIGTERM (``kill``, a cluster scheduler's stop) is handled like Ctrl-C: a checkpoint is written,
-    the workers are closed, and ``Terminated`` (a ``KeyboardInterrupt``) is raised. The handler is
-    installed only when called from the main thread, and the previous one is put back after."""
-    if threading.current_thread() is not threading.main_thread():
+    Ctrl-C, and SIGTERM (``kill``, a cluster scheduler's stop) the same way: a checkpoint is
+    written, the workers are closed, and ``KeyboardInterrupt`` (``Terminated`` for SIGTERM) is
+    raised. The handlers are installed only when called from the main thread, and the previous ones
+    are put back after (``agents.training.interrupts``)."""
+    with INTERRUPTS.installed():
         return _train(config, resume, log)
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    try:
-        return _train(config, resume, log)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
@@ -460,14 +447,15 @@ def _cpu_of(pid: int) -> float:
 
 def _checkpoint(run: Run, learning, clock: _Clock) -> None:
     """Write ``checkpoint.pt`` with the learner's optimiser state, counting the CPU time so far."""
-    if learning is not None:
-        state = learning.training_state()
-        run.optimizer_state = state["optimizer"]
-        run.critic_state = state.get("critic")
-    run.cpu_seconds += clock.cpu_main()
-    run.cpu_seconds_all += clock.cpu_all()
-    clock.restart()
-    run.save()
+    with INTERRUPTS.held():  # counted once and written whole, even when Ctrl-C comes meanwhile
+        if learning is not None:
+            state = learning.training_state()
+            run.optimizer_state = state["optimizer"]
+            run.critic_state = state.get("critic")
+        run.cpu_seconds += clock.cpu_main()
+        run.cpu_seconds_all += clock.cpu_all()
+        clock.restart()
+        run.save()
 
 
 def _pool_arguments(run: Run) -> tuple[list[str], list[float]]:

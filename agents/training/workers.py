@@ -35,6 +35,7 @@ from agents.registry import make_agent
 
 from .config import vector_backend
 from .critic import OracleCritic
+from .interrupts import INTERRUPTS
 from .learner import Group, Learner, PPOSettings
 from .ppo import advantages
 from .rollout import DECISION_TYPES, Collector, Rollout, decision_types
@@ -283,20 +284,22 @@ class Stations:
 
     def _reply(self, w: int) -> tuple[str, object]:
         """Worker ``w``'s next reply, ``(status, result)``; a ``WorkerError`` if it died."""
-        try:
-            reply = self.connections[w].recv()
-        except EOFError:
-            self._died(w)
-        self._unread.discard(w)
+        with INTERRUPTS.held():  # read and noted read together, or neither
+            try:
+                reply = self.connections[w].recv()
+            except EOFError:
+                self._died(w)
+            self._unread.discard(w)
         return reply
 
     def _send(self, w: int, message: tuple) -> None:
         """Send worker ``w`` a command; its reply is then owed (``_unread``)."""
-        try:
-            self.connections[w].send(message)
-        except (BrokenPipeError, ConnectionResetError):
-            self._died(w)
-        self._unread.add(w)
+        with INTERRUPTS.held():  # sent whole and its reply noted owed, or neither
+            try:
+                self.connections[w].send(message)
+            except (BrokenPipeError, ConnectionResetError):
+                self._died(w)
+            self._unread.add(w)
 
     def _died(self, w: int) -> None:
         process = self.processes[w]
