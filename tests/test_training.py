@@ -196,6 +196,31 @@ def test_teacher_hands_are_played_to_their_end():
         assert not data.bootstrap.any()
 
 
+def test_dagger_plays_the_network_and_records_the_teacher():
+    """``learner_share`` 1 (DAgger): every move played is the network's greedy move, every move
+    recorded is the teacher's in that same position; share 0 is plain cloning, bit for bit."""
+    teacher = HighestLegal("indian", 2)
+    collector = _collector("indian", max_turns=60)
+    played = []
+    step = collector.venv.step
+
+    def spy(actions):
+        if len(played) < 6:
+            played.append((collector.venv.observations.copy(), collector.venv.action_masks.copy(), actions.copy()))
+        step(actions)
+
+    collector.venv.step = spy
+    data = collector.collect(400, teacher, learner_share=1.0)
+    for observations, masks, actions in played:
+        with torch.no_grad():
+            greedy = collector.model(torch.from_numpy(observations), torch.from_numpy(masks))[0].argmax(-1).numpy()
+        np.testing.assert_array_equal(actions, greedy)
+    labels = [int(np.flatnonzero(mask)[-1]) for mask in data.masks]
+    assert data.actions.tolist() == labels
+    assert data.done[data.next_index < 0].all()  # hands still played to their end
+    assert any((actions != [np.flatnonzero(m)[-1] for m in masks]).any() for _, masks, actions in played)
+
+
 def test_the_first_hands_after_a_reseed_follow_the_pool():
     """The hands dealt right after a (re)seed are against the configured mix, not all self-play:
     with pool_self_fraction 0.2, about a fifth of 400 slots (binomial sd 2 points) play themselves."""
@@ -662,6 +687,18 @@ def test_search_targets_keep_the_newest():
     assert targets.actions.tolist() == [4, 5, 6, 7, 8] and targets.observations[:, 0].tolist() == [4, 5, 6, 7, 8]
 
 
+def test_dagger_rounds_add_to_the_cloning_data(tmp_path):
+    """Two DAgger rounds after cloning: the report counts every recorded decision, the held-out
+    agreement is logged for each round's epochs, and DAgger without cloning is refused."""
+    config = make_config(TINY | {"bc_decisions": 400, "bc_dagger_rounds": 2, "bc_dagger_decisions": 300,
+                                 "total_steps": 512, "eval_every": 0, "run_dir": str(tmp_path)})
+    results = train(config, log=lambda *_: None)
+    assert results["clone"]["decisions"] >= 400 + 2 * 300
+    assert len(_scalars(tmp_path)["clone/accuracy"]) == 3 * config.bc_epochs
+    with pytest.raises(ConfigError, match=r"field 'bc_dagger_rounds' \(1\) needs a clone to play"):
+        make_config({"bc_dagger_rounds": 1, "bc_warm_start": False})
+
+
 def test_a_bad_expert_search_names_the_field():
     with pytest.raises(ConfigError, match=r"field 'expert_search': .*unknown setting 'wrlds=4'"):
         make_config({"expert_search": "wrlds=4"})
@@ -675,7 +712,8 @@ def test_a_central_learner_learns_what_the_collecting_process_learns(tmp_path, m
     from agents.training.workers import CentralLearning
 
     settings = TINY | {"bc_decisions": 600, "eval_every": 0, "expert_every": 1, "expert_positions": 32,
-                       "expert_search": "worlds=2,candidates=2,depth=1"}
+                       "expert_search": "worlds=2,candidates=2,depth=1", "bc_dagger_rounds": 1,
+                       "bc_dagger_decisions": 300}  # DAgger plays the clone: sent to the collectors first
     train(make_config(settings | {"run_dir": str(tmp_path / "workers")}), log=lambda *_: None)
     monkeypatch.setattr(trainer_module, "make_learning",
                         lambda stations, model, config, device: CentralLearning(stations, model, config, device))

@@ -111,6 +111,10 @@ class TrainConfig:
     bc_learning_rate: float = _f(1e-3, "Adam step size of cloning", low=1e-7, high=1.0)
     bc_batch_size: int = _f(512, "samples per cloning step", low=8)
     bc_holdout: float = _f(0.1, "share of the cloning data held out to measure agreement", low=0.01, high=0.5)
+    bc_dagger_rounds: int = _f(0, "DAgger rounds after cloning: the clone plays (round r: a share 1 - 1/2^r of the "
+                               "moves), the teacher labels the positions, and the clone trains again on all of it",
+                               low=0)
+    bc_dagger_decisions: int = _f(50_000, "teacher-labelled decisions recorded in each DAgger round", low=100)
     value_warmup_updates: int = _f(2, "first PPO updates that train the value head alone (every other weight, "
                                    "so every policy output, stays as cloned)", low=0)
     # --- expert iteration: the policy learns the moves a search with itself prefers (docs/training.md)
@@ -244,6 +248,9 @@ def validate(config: TrainConfig) -> TrainConfig:
         raise ConfigError(f"config: field 'pool_max_snapshots' ({config.pool_max_snapshots}) is more than the run's "
                           f"{updates} PPO updates ('total_steps' / 'rollout_size'): at most one snapshot is taken "
                           "per update, so the pool could never hold them")
+    if config.bc_dagger_rounds and not config.bc_warm_start:
+        raise ConfigError(f"config: field 'bc_dagger_rounds' ({config.bc_dagger_rounds}) needs a clone to play: "
+                          "'bc_warm_start' is false")
     if config.minibatch_size > config.rollout_size:
         raise ConfigError(f"config: field 'minibatch_size' ({config.minibatch_size}) is larger than "
                           f"'rollout_size' ({config.rollout_size})")

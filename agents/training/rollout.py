@@ -226,12 +226,15 @@ class Collector:
 
     # ------------------------------------------------------------------ collecting
 
-    def collect(self, target: int, teacher=None) -> Rollout:
+    def collect(self, target: int, teacher=None, learner_share: float = 0.0) -> Rollout:
         """At least ``target`` learner decisions.
 
         With a ``teacher`` (cloning), the teacher plays every seat of every hand, every seat's
         decisions are kept, and the hands in progress when ``target`` is reached are played to
-        their end, so that every chain ends with the hand's result (nothing to bootstrap)."""
+        their end, so that every chain ends with the hand's result (nothing to bootstrap). With a
+        ``learner_share`` (DAgger), that share of the decisions, drawn one by one, is played by the
+        network's greedy move instead; the teacher's move is still the one recorded, so the
+        network learns what the teacher would do in the positions its own play leads to."""
         venv = self.venv
         n, players = venv.num_envs, self.num_players
         last = np.full((n, players), -1, np.int64)
@@ -257,6 +260,10 @@ class Collector:
                 teacher_actions = np.asarray(teacher.act_batch(observations, masks), np.int64)
                 mine, others = np.flatnonzero(recording), np.zeros(0, np.int64)
                 actions[:] = teacher_actions
+                if learner_share:
+                    own = mine[self.rng.random(mine.size) < learner_share]
+                    if own.size:
+                        actions[own] = self._policy(self.model, observations[own], masks[own], sample=False)[0]
             if mine.size:
                 obs, msk = observations[mine].copy(), masks[mine].copy()
                 seats = to_act[mine]

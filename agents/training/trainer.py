@@ -148,35 +148,56 @@ class Run:
 
 
 def clone_teacher(run: Run, learning, stations: Stations, writer, log, progress) -> dict:
-    """Behaviour cloning of ``bc_teacher`` (moves and values); held-out agreement per decision type."""
+    """Behaviour cloning of ``bc_teacher`` (moves and values), then ``bc_dagger_rounds`` rounds of
+    DAgger (Ross, Gordon & Bagnell 2011): the clone plays a growing share of the moves, the teacher
+    labels every position, and the clone trains again on everything recorded. Returns the held-out
+    agreement per decision type."""
     config = run.config
     stations.reseed(config.seed + 7919)
-    chunk = -(-config.bc_decisions // RECORDING_CHUNKS)
-    recorded = 0
-    with progress(total=config.bc_decisions, desc=f"recording {config.bc_teacher}", unit="decision") as bar:
-        while recorded < config.bc_decisions:
-            total = learning.record_teacher(min(chunk, config.bc_decisions - recorded), config.bc_teacher)
-            bar.update(min(total, config.bc_decisions) - bar.n)
-            recorded = total
-    train_rows = learning.clone_split(config.bc_holdout, config.seed)
-    minibatches = minibatch_count(train_rows, config.bc_batch_size)
-    total_steps = minibatches * config.bc_epochs
-    report: dict = {}
-    with progress(total=config.bc_epochs, desc="cloning", unit="epoch") as bar:
-        for epoch in range(config.bc_epochs):
-            rates = [config.bc_learning_rate * (0.55 + 0.45 * math.cos(math.pi * (epoch * minibatches + k) / total_steps))
-                     for k in range(minibatches)]  # cosine decay to 10%
-            learning.clone_epoch(minibatches, rates, config.seed * 100 + epoch)
-            report = clone_report(learning.clone_accuracy())
-            for name, value in report.items():
-                writer.add_scalar(f"clone/{name}", value, epoch + 1)
-            bar.update(1)
-            bar.set_postfix_str(f"held-out agreement {100 * report['accuracy']:.1f}%")
+    recorded = _record_teacher(config, learning, config.bc_decisions, 0.0, progress, f"recording {config.bc_teacher}")
+    report = _clone_epochs(config, learning, writer, progress, "cloning", 0)
+    for round_ in range(1, config.bc_dagger_rounds + 1):
+        share = 1 - 0.5 ** round_
+        recorded += _record_teacher(config, learning, config.bc_dagger_decisions, share, progress,
+                                    f"DAgger {round_}: the clone plays {100 * share:.0f}%")
+        report = _clone_epochs(config, learning, writer, progress, f"DAgger {round_}", round_)
     learning.clone_done()
     log(f"cloning: held-out agreement {100 * report['accuracy']:.1f}% ("
         + ", ".join(f"{t} {100 * report[f'accuracy_{t}']:.0f}%" for t in DECISION_TYPES
-                    if not math.isnan(report[f'accuracy_{t}'])) + f") on {recorded:,} decisions")
+                    if not math.isnan(report[f'accuracy_{t}'])) + f") on {recorded:,} decisions"
+        + (f", {config.bc_dagger_rounds} DAgger rounds" if config.bc_dagger_rounds else ""))
     report["decisions"] = recorded
+    return report
+
+
+def _record_teacher(config: TrainConfig, learning, target: int, learner_share: float, progress, desc: str) -> int:
+    """Record ``target`` teacher-labelled decisions (the clone playing ``learner_share`` of them)."""
+    chunk = -(-target // RECORDING_CHUNKS)
+    recorded = 0
+    with progress(total=target, desc=desc, unit="decision") as bar:
+        while recorded < target:
+            recorded = learning.record_teacher(min(chunk, target - recorded), config.bc_teacher, learner_share)
+            bar.update(min(recorded, target) - bar.n)
+    return recorded
+
+
+def _clone_epochs(config: TrainConfig, learning, writer, progress, desc: str, round_: int) -> dict:
+    """``bc_epochs`` passes over the cloning data, the step size in a cosine decay to 10%; the
+    held-out agreement after the last, logged after each (``clone/`` in TensorBoard)."""
+    minibatches = minibatch_count(learning.clone_split(config.bc_holdout, config.seed + 104_729 * round_),
+                                  config.bc_batch_size)
+    total_steps = minibatches * config.bc_epochs
+    report: dict = {}
+    with progress(total=config.bc_epochs, desc=desc, unit="epoch") as bar:
+        for epoch in range(config.bc_epochs):
+            rates = [config.bc_learning_rate * (0.55 + 0.45 * math.cos(math.pi * (epoch * minibatches + k) / total_steps))
+                     for k in range(minibatches)]
+            learning.clone_epoch(minibatches, rates, config.seed * 100 + epoch + 1000 * round_)
+            report = clone_report(learning.clone_accuracy())
+            for name, value in report.items():
+                writer.add_scalar(f"clone/{name}", value, round_ * config.bc_epochs + epoch + 1)
+            bar.update(1)
+            bar.set_postfix_str(f"held-out agreement {100 * report['accuracy']:.1f}%")
     return report
 
 

@@ -66,6 +66,26 @@ class CloneData:
     test_rows: np.ndarray
     hidden: np.ndarray | None = None
 
+    @staticmethod
+    def split(data: Rollout, gamma: float, holdout: float, rng: np.random.Generator,
+              before: CloneData | None = None) -> CloneData:
+        """``data``'s decisions with their returns, a ``holdout`` share of them held out; appended to
+        ``before`` (a DAgger round adds to the first recording; rows held out stay held out)."""
+        returns = advantages(data.rewards, np.zeros(len(data), np.float32), data.next_index, data.done,
+                             data.bootstrap, gamma, 1.0)[1]
+        held = max(1, int(len(data) * holdout))
+        order = rng.permutation(len(data))
+        new = CloneData(data.observations, data.masks, data.actions, returns, np.sort(order[held:]),
+                        np.sort(order[:held]), data.hidden)
+        if before is None:
+            return new
+        offset = len(before.actions)
+        hidden = None if before.hidden is None else np.concatenate([before.hidden, new.hidden])
+        return CloneData(*(np.concatenate([getattr(before, name), getattr(new, name)]) for name in
+                           ("observations", "masks", "actions", "returns")),
+                         np.concatenate([before.train_rows, new.train_rows + offset]),
+                         np.concatenate([before.test_rows, new.test_rows + offset]), hidden)
+
 
 class Station:
     """One collector, its opponents and a learner replica (see the module docstring)."""
@@ -149,29 +169,24 @@ class Station:
 
     # ------------------------------------------------------------------ cloning
 
-    def record_teacher(self, target: int, teacher: str) -> int:
-        """Record ``target`` more decisions of ``teacher`` in every seat; the number recorded so far."""
-        self.clone_parts.append(self.collect_teacher(target, teacher))
+    def record_teacher(self, target: int, teacher: str, learner_share: float = 0.0) -> int:
+        """Record ``target`` more decisions of ``teacher`` in every seat (``learner_share`` of the moves
+        played by the network: DAgger); the number recorded since the last split."""
+        self.clone_parts.append(self.collect_teacher(target, teacher, learner_share))
         return sum(len(p) for p in self.clone_parts)
 
-    def collect_teacher(self, target: int, teacher: str) -> Rollout:
+    def collect_teacher(self, target: int, teacher: str, learner_share: float = 0.0) -> Rollout:
         """``target`` decisions of ``teacher`` in every seat (every hand played to its end)."""
-        return self.collector.collect(target, self._agent(teacher, self.worker))
+        return self.collector.collect(target, self._agent(teacher, self.worker), learner_share)
 
     def clone_split(self, holdout: float, seed: int) -> int:
-        """Turn the recorded decisions into cloning data (returns of the hand, held-out rows); the
-        number of training rows."""
+        """Add the decisions recorded since the last split to the cloning data (returns of the hand,
+        held-out rows); the number of training rows."""
         data = Rollout.concatenate(self.clone_parts)
         self.clone_parts = []
-        c = self.config
-        returns = advantages(data.rewards, np.zeros(len(data), np.float32), data.next_index, data.done,
-                             data.bootstrap, c["gamma"], 1.0)[1]
-        count = len(data)
-        held = max(1, int(count * holdout))
-        order = np.random.default_rng(seed * 1000 + self.worker).permutation(count)
-        self.clone_data = CloneData(data.observations, data.masks, data.actions, returns, np.sort(order[held:]),
-                                    np.sort(order[:held]), data.hidden)
-        return count - held
+        rng = np.random.default_rng(seed * 1000 + self.worker)
+        self.clone_data = CloneData.split(data, self.config["gamma"], holdout, rng, self.clone_data)
+        return len(self.clone_data.train_rows)
 
     def clone_epoch(self, minibatches: int, learning_rates: list[float], seed: int) -> None:
         c = self.config
@@ -332,11 +347,11 @@ class Stations:
     def search_targets(self, count: int, seed: int) -> np.ndarray:
         return np.sum(self._all("search_targets", self.share(count), seed), axis=0)
 
-    def record_teacher(self, target: int, teacher: str) -> int:
-        return sum(self._all("record_teacher", self.share(target), teacher))
+    def record_teacher(self, target: int, teacher: str, learner_share: float = 0.0) -> int:
+        return sum(self._all("record_teacher", self.share(target), teacher, learner_share))
 
-    def collect_teacher(self, target: int, teacher: str) -> Rollout:
-        return Rollout.concatenate(self._all("collect_teacher", self.share(target), teacher))
+    def collect_teacher(self, target: int, teacher: str, learner_share: float = 0.0) -> Rollout:
+        return Rollout.concatenate(self._all("collect_teacher", self.share(target), teacher, learner_share))
 
     def pids(self) -> list[int]:
         """Process ids of the live collecting processes."""
@@ -494,8 +509,8 @@ class WorkerLearning:
     def reseeded(self) -> None:
         """Collection was re-seeded (the processes dropped their searched targets themselves)."""
 
-    def record_teacher(self, target: int, teacher: str) -> int:
-        return self.stations.record_teacher(target, teacher)
+    def record_teacher(self, target: int, teacher: str, learner_share: float = 0.0) -> int:
+        return self.stations.record_teacher(target, teacher, learner_share)
 
     def clone_split(self, holdout: float, seed: int) -> int:
         return self.stations.clone_split(holdout, seed)
@@ -561,20 +576,18 @@ class CentralLearning:
         """Collection was re-seeded: the targets start again, as in the collecting processes."""
         self.targets = SearchTargets(self.targets.capacity)
 
-    def record_teacher(self, target: int, teacher: str) -> int:
-        self.parts.append(self.stations.collect_teacher(target, teacher))
+    def record_teacher(self, target: int, teacher: str, learner_share: float = 0.0) -> int:
+        if learner_share:
+            self._send()  # the collecting processes play with the clone as it is now
+        self.parts.append(self.stations.collect_teacher(target, teacher, learner_share))
         return sum(len(p) for p in self.parts)
 
     def clone_split(self, holdout: float, seed: int) -> int:
         data = Rollout.concatenate(self.parts)
         self.parts = []
-        returns = advantages(data.rewards, np.zeros(len(data), np.float32), data.next_index, data.done,
-                             data.bootstrap, self.config.gamma, 1.0)[1]
-        held = max(1, int(len(data) * holdout))
-        order = np.random.default_rng(seed * 1000).permutation(len(data))  # as collecting process 0 splits its own
-        self.clone_data = CloneData(data.observations, data.masks, data.actions, returns, np.sort(order[held:]),
-                                    np.sort(order[:held]), data.hidden)
-        return len(data) - held
+        rng = np.random.default_rng(seed * 1000)  # as collecting process 0 splits its own
+        self.clone_data = CloneData.split(data, self.config.gamma, holdout, rng, self.clone_data)
+        return len(self.clone_data.train_rows)
 
     def clone_epoch(self, minibatches: int, learning_rates: list[float], seed: int) -> None:
         c = self.config
