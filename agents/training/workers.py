@@ -299,6 +299,7 @@ class Stations:
 
     def _reply(self, w: int) -> tuple[str, object]:
         """Worker ``w``'s next reply, ``(status, result)``; a ``WorkerError`` if it died."""
+        multiprocessing.connection.wait([self.connections[w]])  # Ctrl-C still stops the wait itself
         with INTERRUPTS.held():  # read and noted read together, or neither
             try:
                 reply = self.connections[w].recv()
