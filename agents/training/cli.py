@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=program_name(),
         description="Self-play PPO for Indian Rummy, Basic Rummy and Indiai römi: clone the rule agent, then "
                     "improve by PPO against a pool of past selves, the rule agent and random, with "
-                    "potential-based reward shaping. With no arguments: Indian Rummy, 2 players, about 15 "
+                    "potential-based reward shaping. With no arguments: Indian Rummy, 2 players, 11-15 "
                     "minutes on 2 cores. Rule ids (I5, R4 ...) refer to docs/rules.md.",
         epilog="Examples:  python train.py --config configs/romi.yaml --seed 3  |  "
                "python train.py --game basic --total-steps 200000  |  python train.py --resume runs/NAME  |  "
