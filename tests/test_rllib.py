@@ -163,6 +163,16 @@ def test_init_takes_the_network_game_and_ppo_settings_from_the_checkpoint(tmp_pa
                                                                             options={})
 
 
+def test_minutes_alone_are_the_only_limit_and_iterations_still_cap_them(tmp_path):
+    path = card_checkpoint(tmp_path / "best.pt", "indian", 2)
+    parse = rllib.build_parser().parse_args
+    assert rllib.settings_from_args(parse(["--init", str(path)])).iterations == RLlibSettings.iterations
+    timed = rllib.settings_from_args(parse(["--init", str(path), "--minutes", "20"]))
+    assert timed.iterations == rllib.UNTIL_THE_MINUTES and timed.check()
+    both = rllib.settings_from_args(parse(["--init", str(path), "--minutes", "20", "--iterations", "3"]))
+    assert both.iterations == 3
+
+
 def test_the_checkpoint_s_weights_become_the_module_s_state_and_back():
     network = build_network("romi", 2, {"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4})
     state = module_network_state(network_weights(network.state_dict()))

@@ -515,7 +515,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="start from this policy checkpoint of our trainer (its network and weights; its game, players and "
              "PPO settings are the defaults of the options below)")
     add("--num-players", type=int, help=f"seats (default {d.num_players})")
-    add("--iterations", type=int, help=f"PPO iterations at most (default {d.iterations})")
+    add("--iterations", type=int, help=f"PPO iterations at most (default {d.iterations}; with --minutes, "
+                                       "no limit but the minutes)")
     add("--minutes", type=float, help="stop after this many minutes of training (at the end of an iteration)")
     add("--num-env-runners", type=int, help=f"sampling processes, one CPU each (default {d.num_env_runners})")
     add("--envs-per-env-runner", type=int, help=f"games each env runner steps together (default "
@@ -557,11 +558,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+UNTIL_THE_MINUTES = 10**9
+"""The iteration limit of a run given ``--minutes`` and no ``--iterations``: none in practice."""
+
+
 def settings_from_args(args: argparse.Namespace) -> RLlibSettings:
     """The run's settings: the options given, then the ``--init`` checkpoint's, then the defaults."""
     given = {name: getattr(args, name) for name in TUNED if getattr(args, name) is not None}
     given["opponents"] = tuple(args.opponents)
     given["options"] = dict(_option(o) for o in args.option)
+    if args.minutes is not None and args.iterations is None:  # --minutes alone: the minutes are the limit
+        given["iterations"] = UNTIL_THE_MINUTES
     if args.game is not None:
         given["game"] = args.game
     if args.init is not None:
