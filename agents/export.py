@@ -57,6 +57,9 @@ METADATA_VERSION = 1
 METADATA_KEY = "rummy_env"
 """The ONNX ``metadata_props`` key (and, with ``.json``, the TorchScript extra file) holding the metadata."""
 INPUT_NAMES = ("observations", "action_masks")
+SOLVER_INPUT = "solver_plane"
+"""The third input of a network with ``solver_plane`` (``agents.solver_planes``): the solver is not
+in the graph, so whoever runs the export computes the plane from the observations."""
 OUTPUT_NAMES = ("probabilities", "values")
 FORMATS = ("onnx", "torchscript")
 TOLERANCE = 1e-5
@@ -98,6 +101,15 @@ def policy_metadata(meta: dict, fmt: str) -> dict:
     game, players = meta["game"], int(meta["num_players"])
     obs, actions = int(meta["observation_size"]), int(meta["num_actions"])
     layout = action_layout(game)
+    inputs = [
+        {"name": INPUT_NAMES[0], "shape": ["batch", obs], "dtype": "float32"},
+        {"name": INPUT_NAMES[1], "shape": ["batch", actions], "dtype": "int8",
+         "meaning": "1 where the action is legal (rummy_env.encoding.action_mask)"},
+    ]
+    if uses_solver_plane(meta):
+        inputs.append({"name": SOLVER_INPUT, "shape": ["batch", 53], "dtype": "float32",
+                       "meaning": "per card type, the observer's copies left outside melds by the hand's best free "
+                                  "arrangement (agents.solver_planes.SolverPlanes computes it from the observations)"})
     return {
         "format": METADATA_FORMAT,
         "version": METADATA_VERSION,
@@ -106,11 +118,7 @@ def policy_metadata(meta: dict, fmt: str) -> dict:
         "num_players": players,
         "observation_size": obs,
         "num_actions": actions,
-        "inputs": [
-            {"name": INPUT_NAMES[0], "shape": ["batch", obs], "dtype": "float32"},
-            {"name": INPUT_NAMES[1], "shape": ["batch", actions], "dtype": "int8",
-             "meaning": "1 where the action is legal (rummy_env.encoding.action_mask)"},
-        ],
+        "inputs": inputs,
         "outputs": [
             {"name": OUTPUT_NAMES[0], "shape": ["batch", actions], "dtype": "float32",
              "meaning": "action probabilities, 0 on masked actions"},
@@ -121,6 +129,11 @@ def policy_metadata(meta: dict, fmt: str) -> dict:
         "actions": action_table(game),
         "checkpoint": _json_safe(meta),
     }
+
+
+def uses_solver_plane(meta: dict) -> bool:
+    """Whether the checkpoint metadata's network reads the solver plane (a third input when exported)."""
+    return bool((meta.get("model") or {}).get("solver_plane"))
 
 
 def _json_safe(meta: dict) -> dict:
@@ -144,8 +157,8 @@ def _wrapped(model):
             super().__init__()
             self.inner = inner
 
-        def forward(self, observations, masks):
-            logits, values = self.inner(observations, masks)
+        def forward(self, observations, masks, *solver_plane):
+            logits, values = self.inner(observations, masks, *solver_plane)
             return torch.softmax(logits, dim=-1), values.reshape(-1)
 
     return ExportedPolicy(model).eval()
@@ -186,13 +199,14 @@ def _atomic_write(target: Path, write) -> None:
 def _export_onnx(wrapped, example, target: Path, metadata: dict) -> None:
     import torch
 
+    names = [entry["name"] for entry in metadata["inputs"]]
     def write(path: str) -> None:
         buffer = io.BytesIO()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the TorchScript-based exporter is deprecated but needs no onnxscript
             torch.onnx.export(
-                wrapped, example, buffer, input_names=list(INPUT_NAMES), output_names=list(OUTPUT_NAMES),
-                dynamic_axes={name: {0: "batch"} for name in INPUT_NAMES + OUTPUT_NAMES},
+                wrapped, example, buffer, input_names=names, output_names=list(OUTPUT_NAMES),
+                dynamic_axes={name: {0: "batch"} for name in names + list(OUTPUT_NAMES)},
                 opset_version=ONNX_OPSET, dynamo=False,
             )
         import onnx
@@ -220,13 +234,16 @@ def _export_torchscript(wrapped, example, target: Path, metadata: dict) -> None:
 
 
 def exported_outputs(path: str | os.PathLike, fmt: str, observations: np.ndarray,
-                     masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(probabilities, values) of an exported model file on numpy inputs."""
+                     masks: np.ndarray, solver_plane: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(probabilities, values) of an exported model file on numpy inputs (``solver_plane``: the third
+    input of a network that reads it)."""
+    extra = () if solver_plane is None else (solver_plane,)
     if fmt == "onnx":
         import onnxruntime
 
         session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        probabilities, values = session.run(list(OUTPUT_NAMES), {INPUT_NAMES[0]: observations, INPUT_NAMES[1]: masks})
+        feed = dict(zip((INPUT_NAMES + (SOLVER_INPUT,))[:2 + len(extra)], (observations, masks, *extra)))
+        probabilities, values = session.run(list(OUTPUT_NAMES), feed)
         return probabilities, values
     import torch
 
@@ -234,7 +251,8 @@ def exported_outputs(path: str | os.PathLike, fmt: str, observations: np.ndarray
         warnings.simplefilter("ignore", DeprecationWarning)  # torch.jit is deprecated; TorchScript files still load
         module = torch.jit.load(str(path), map_location="cpu")
     with torch.no_grad():
-        probabilities, values = module(torch.as_tensor(observations), torch.as_tensor(masks))
+        probabilities, values = module(torch.as_tensor(observations), torch.as_tensor(masks),
+                                       *(torch.as_tensor(e) for e in extra))
     return probabilities.numpy(), values.numpy()
 
 
@@ -273,8 +291,15 @@ def export_model(model, meta: dict, target: str | os.PathLike, fmt: str = "onnx"
     model.eval()
     metadata = policy_metadata(meta, fmt)
     obs_size, actions = metadata["observation_size"], metadata["num_actions"]
+    planes = None
+    if uses_solver_plane(meta):
+        from .solver_planes import SolverPlanes
+
+        planes = SolverPlanes(metadata["game"], metadata["num_players"])
     example_obs, example_masks = sample_inputs(obs_size, actions, 2)
     example = (torch.as_tensor(example_obs), torch.as_tensor(example_masks))
+    if planes is not None:
+        example += (torch.as_tensor(planes(example_obs)),)
     wrapped = _wrapped(model)
     try:
         with torch.no_grad():
@@ -286,7 +311,7 @@ def export_model(model, meta: dict, target: str | os.PathLike, fmt: str = "onnx"
     for batch in (1, 7):
         observations, masks = sample_inputs(obs_size, actions, batch, seed=batch)
         expected = torch_outputs(model, observations, masks)
-        got = exported_outputs(target, fmt, observations, masks)
+        got = exported_outputs(target, fmt, observations, masks, None if planes is None else planes(observations))
         difference = max(difference, *(float(np.max(np.abs(e - g))) for e, g in zip(expected, got)))
     if difference > tolerance:
         target.unlink(missing_ok=True)

@@ -135,16 +135,24 @@ class CardActorCritic(nn.Module):
     kind = "card"
 
     def __init__(self, game: str, num_players: int, channels: int = 32, global_size: int = 128, layout: int = 1,
-                 rank: int = 8):
+                 rank: int = 8, solver_plane: bool = False):
         super().__init__()
         if layout not in LAYOUTS:
             raise ValueError(f"card network layout {layout!r}: expected one of {LAYOUTS}")
+        if solver_plane and layout != 2:
+            raise ValueError("card network: solver_plane needs layout 2")
         self.game = game
         self.num_players = int(num_players)
         self.channels = int(channels)
         self.global_size = int(global_size)
         self.layout = int(layout)
         self.rank = int(rank)
+        self.solver_plane = bool(solver_plane)
+        self.planes_of = None
+        if self.solver_plane:
+            from .solver_planes import SolverPlanes
+
+            self.planes_of = SolverPlanes(game, num_players)
         layout = action_layout(game)
         self.num_actions = layout.num_actions
         cards, scalars, table_start, slots = _plane_indices(game, num_players)
@@ -168,7 +176,7 @@ class CardActorCritic(nn.Module):
             self.layer1 = _CardLayer(self.num_planes + self.identity.shape[1], c)
             self.layer2 = _CardLayer(c, c)
         else:
-            self.read_planes = nn.Linear(self.num_planes, c)
+            self.read_planes = nn.Linear(self.num_planes + self.solver_plane, c)
             self.card_embedding = nn.Parameter(torch.zeros(NUM_TYPES, c))
             self.layer1 = _NarrowCardLayer(c, self.rank)
             self.layer2 = _NarrowCardLayer(c, self.rank)
@@ -213,14 +221,18 @@ class CardActorCritic(nn.Module):
         config = {"kind": self.kind, "channels": self.channels, "global_size": self.global_size}
         if self.layout != 1:
             config |= {"layout": self.layout, "rank": self.rank}
+        if self.solver_plane:
+            config["solver_plane"] = True
         return config
 
     def value_parameters(self) -> list[nn.Parameter]:
         """The value head's own parameters (what a value warm-up trains, leaving the policy as it is)."""
         return list(self.value.parameters())
 
-    def features(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(per-card features (B, 53, C), global summary (B, G))."""
+    def features(self, observations: torch.Tensor, solver_plane: torch.Tensor | None = None
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(per-card features (B, 53, C), global summary (B, G)); with ``solver_plane`` in the model
+        config, ``solver_plane`` (B, 53) is that plane, computed from the observations when None."""
         batch = observations.shape[0]
         if self.layout == 1:
             planes = observations.index_select(1, self.card_index).view(batch, self.num_planes, NUM_TYPES)
@@ -228,15 +240,21 @@ class CardActorCritic(nn.Module):
             h = self.layer1(torch.cat([planes.transpose(1, 2), identity], dim=2), self.neighbours, None)
         else:
             planes = observations.index_select(1, self.card_major_index).view(batch, NUM_TYPES, self.num_planes)
+            if self.solver_plane:
+                if solver_plane is None:
+                    solver_plane = torch.from_numpy(self.planes_of(observations.detach().cpu().numpy()))
+                planes = torch.cat([planes, solver_plane.to(planes.device, planes.dtype)[:, :, None]], dim=2)
             h = self.layer1(F.relu(self.read_planes(planes) + self.card_embedding), self.neighbours, None)
         pooled = torch.cat([h[:, :-1].mean(dim=1), h[:, -1]], dim=1)
         scalars = observations.index_select(1, self.scalar_index)
         summary = F.relu(self.global_in(torch.cat([scalars, pooled], dim=1)))
         return self.layer2(h, self.neighbours, self.global_to_cards(summary)), summary
 
-    def forward(self, observations: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(masked logits, values) for a batch of observations and their action masks."""
-        cards, summary = self.features(observations)
+    def forward(self, observations: torch.Tensor, masks: torch.Tensor, solver_plane: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(masked logits, values) for a batch of observations and their action masks (``solver_plane``:
+        see ``features``; an export passes it as an input, since the solver is not in the graph)."""
+        cards, summary = self.features(observations, solver_plane)
         batch = observations.shape[0]
         top_plane = observations.index_select(1, self.card_index[self.top_plane * NUM_TYPES:
                                                                  (self.top_plane + 1) * NUM_TYPES])

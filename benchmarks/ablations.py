@@ -37,6 +37,8 @@ VARIANTS = {
                        ["--pool-self-fraction", "1.0"]),
     "wide-network": ("the card network twice as wide (channels 64, global summary 256)",
                      ["--channels", "64", "--global-size", "256"]),
+    "solver-plane": ("the card network also reads the solver plane (the cards the hand's best arrangement "
+                     "leaves outside melds)", ["--solver-plane", "true"]),
     "search-targets": ("expert iteration: every update, the moves a search with the live policy "
                        "prefers (16 worlds, rollouts to the hand's end) as extra targets",
                        ["--expert-every", "1", "--expert-search", "worlds=16,depth=0"]),

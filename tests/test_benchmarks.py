@@ -17,6 +17,7 @@ import ablations  # noqa: E402
 import bench_env  # noqa: E402
 import bench_play  # noqa: E402
 import bench_solver  # noqa: E402
+import clone_probe  # noqa: E402
 import romi_random_races  # noqa: E402
 import run_all  # noqa: E402
 from rummy_env.cards import to_counts  # noqa: E402
@@ -167,3 +168,15 @@ def test_ablation_table_leaves_out_a_cpu_total_below_its_part():
     assert ablations._cpu_minutes(good) == 8.0
     assert math.isnan(ablations._cpu_minutes(undercounted))
     assert ablations._known_mean([8.0, math.nan, 6.0]) == "7.0" and ablations._known_mean([math.nan]) == "n/a"
+
+
+def test_clone_probe_clones_each_network_on_the_same_decisions(capsys):
+    data = clone_probe.record("indian", 2, "rule", 2000, seed=1)
+    assert len(data[2]) >= 2000 and data[0].shape[0] == len(data[2])
+    reports = {name: clone_probe.clone(name, "indian", 2, data, 1, seed=1, log=lambda line: None)
+               for name in ("default", "solver-plane")}
+    for report in reports.values():
+        assert {"all", "draw", "discard"} <= set(report) and all(0.0 <= v <= 1.0 for v in report.values())
+    with pytest.raises(SystemExit):
+        clone_probe.main(["--networks", "default,nope"])
+    assert "unknown 'nope'" in capsys.readouterr().err

@@ -76,6 +76,8 @@ class TrainConfig:
     card_layout: int = _f(2, "card network: layout 2 (own features, narrow neighbour reads, a card embedding) or "
                           "1 (the first layout; agents/networks.py)", choices=(1, 2))
     card_rank: int = _f(8, "card network, layout 2: features each card reads from each neighbour", low=1)
+    solver_plane: bool = _f(False, "card network, layout 2: also read the solver plane (the cards the hand's best "
+                            "arrangement leaves outside melds, agents.solver_planes)")
     mlp_hidden: list = _f([256, 256], "mlp network: hidden layer sizes")
     # --- PPO (CleanRL's names)
     rollout_size: int = _f(8192, "learner decisions collected per update (all processes together)", low=64)
@@ -240,6 +242,9 @@ def validate(config: TrainConfig) -> TrainConfig:
         if not torch.cuda.is_available():
             raise ConfigError("config: field 'device': 'cuda', but torch sees no GPU (torch.cuda.is_available() "
                               "is False: no NVIDIA GPU here, or a CPU build of torch); use auto or cpu")
+    if config.solver_plane and (config.network != "card" or config.card_layout != 2):
+        raise ConfigError("config: field 'solver_plane' needs the card network with card_layout 2 "
+                          f"(network is {config.network!r}, card_layout {config.card_layout})")
     if config.minibatch_size < max(1, config.num_workers):
         raise ConfigError(f"config: field 'minibatch_size' ({config.minibatch_size}) is smaller than "
                           f"'num_workers' ({config.num_workers}): each process takes a share of every minibatch")

@@ -62,6 +62,8 @@ def model_config(config: TrainConfig) -> dict:
         settings = {"kind": "card", "channels": config.channels, "global_size": config.global_size}
         if config.card_layout != 1:
             settings |= {"layout": config.card_layout, "rank": config.card_rank}
+        if config.solver_plane:
+            settings["solver_plane"] = True
         return settings
     return {"kind": "mlp", "hidden": list(config.mlp_hidden), "activation": "tanh"}
 
