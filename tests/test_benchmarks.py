@@ -141,7 +141,7 @@ def test_ablation_variants_are_valid_trainer_commands(variant, tmp_path):
     assert config.eval_opponents == ["rule", "pretrained:indian"]
     wanted = {"defaults": set(), "no-cloning": {"bc_warm_start"}, "no-shaping": {"shaping"},
               "self-play-only": {"pool_self_fraction"}, "wide-network": {"channels", "global_size"},
-              "search-targets": {"expert_every", "expert_search"}}[variant]
+              "search-targets": {"expert_every", "expert_search"}, "solver-plane": {"solver_plane"}}[variant]
     assert changed - {"run_dir"} == wanted
 
 
