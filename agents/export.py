@@ -200,6 +200,7 @@ def _export_onnx(wrapped, example, target: Path, metadata: dict) -> None:
     import torch
 
     names = [entry["name"] for entry in metadata["inputs"]]
+
     def write(path: str) -> None:
         buffer = io.BytesIO()
         with warnings.catch_warnings():

@@ -23,7 +23,7 @@ import numpy as np
 from rummy_env.encoding import num_actions, observation_size
 
 from .base import Agent, AgentError, legal_actions
-from .export import INPUT_NAMES, METADATA_FORMAT, SOLVER_INPUT, METADATA_KEY, OUTPUT_NAMES, metadata_path
+from .export import INPUT_NAMES, METADATA_FORMAT, METADATA_KEY, OUTPUT_NAMES, SOLVER_INPUT, metadata_path
 
 
 class OnnxPolicy:

@@ -39,7 +39,24 @@ def _fold_wild(counts, wild, nat):
 
 
 @njit(cache=True)
-def _arrange(counts, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose):
+def wild_card_of(o, wild_at):
+    """The turned-up wild joker card (I2) in the observation row ``o``'s wild card plane at
+    ``wild_at``; -1 without one (or without the plane)."""
+    if wild_at >= 0:
+        for c in range(53):
+            if np.int64(o[wild_at + c]) == 1:
+                return c
+    return -1
+
+
+@njit(cache=True)
+def wild_rank(wild_card):
+    """The wild rank of a turned-up card (I2): its rank, aces for a joker; -1 for no card."""
+    return -1 if wild_card < 0 else (0 if wild_card == JOKER else wild_card % 13)
+
+
+@njit(cache=True)
+def arrange(counts, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose):
     """The hand's best free arrangement (wild-rank cards as jokers): (deadwood value, run factor
     facts) with the deadwood counts in ``loose``; returns (value, pure runs, runs) or value -1."""
     _fold_wild(counts, wild, nat)
@@ -166,13 +183,8 @@ def indian_decisions(obs, masks, offsets, ids, weights, values, copies, num_play
             continue
         for c in range(53):
             hand[c] = np.int64(o[offsets[O_HAND] + c])
-        wild_card = -1
-        if offsets[O_WILD] >= 0:
-            for c in range(53):
-                if np.int64(o[offsets[O_WILD] + c]) == 1:
-                    wild_card = c
-                    break
-        wild = -1 if wild_card < 0 else (0 if wild_card == JOKER else wild_card % 13)
+        wild_card = wild_card_of(o, offsets[O_WILD])
+        wild = wild_rank(wild_card)
         top = -1
         for c in range(53):
             if np.int64(o[offsets[O_TOP] + c]) == 1:
@@ -190,7 +202,7 @@ def indian_decisions(obs, masks, offsets, ids, weights, values, copies, num_play
                 if top == JOKER or (wild >= 0 and top % 13 == wild):
                     want = True
                 elif _could_meld(top, hand, wild, ace_high):
-                    dead_now, _, _ = _arrange(hand, wild, sparams, rank_values, tables, state, scratch, memo, pmemo,
+                    dead_now, _, _ = arrange(hand, wild, sparams, rank_values, tables, state, scratch, memo, pmemo,
                                               out, nat, loose)
                     if dead_now < 0:
                         actions[row] = -1
@@ -200,7 +212,7 @@ def indian_decisions(obs, masks, offsets, ids, weights, values, copies, num_play
                         if loose[c] and values[c] > worst_now:
                             worst_now = values[c]
                     hand[top] += 1
-                    dead_new, _, _ = _arrange(hand, wild, sparams, rank_values, tables, state, scratch, memo, pmemo,
+                    dead_new, _, _ = arrange(hand, wild, sparams, rank_values, tables, state, scratch, memo, pmemo,
                                               out, nat, loose2)
                     hand[top] -= 1
                     if dead_new < 0:
@@ -231,7 +243,7 @@ def indian_decisions(obs, masks, offsets, ids, weights, values, copies, num_play
         if not any_discard:
             actions[row] = first
             continue
-        dead, pure, runs = _arrange(hand, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat,
+        dead, pure, runs = arrange(hand, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat,
                                     loose)
         if dead < 0:
             actions[row] = -1

@@ -18,34 +18,28 @@ import numpy as np
 from numba import njit
 
 from rummy_env.cards import NUM_TYPES
-from rummy_env.compiled.solver import FREE, INF, JOKER, OVERFLOW
-from rummy_env.compiled.solver import search_kernel as _solve
 from rummy_env.encoding import observation_layout
 from rummy_env.ruleset import make_ruleset
+
+from .rule_compiled import arrange, wild_card_of, wild_rank
 
 
 @njit(cache=True)
 def _loose_planes(obs, hand_at, wild_at, params, rank_values, tables, state, scratch, memo, pmemo, out, planes):
-    """Per row: the deadwood counts of the hand's best free arrangement into ``planes``; a row the
-    solver's scratch arrays cannot hold gets the whole hand (every card loose)."""
+    """Per row: the deadwood counts of the hand's best free arrangement into ``planes`` (the rule
+    agent's own arrangement, ``agents.rule_compiled``); a row the solver's scratch arrays cannot
+    hold gets the whole hand (every card loose)."""
+    hand = np.zeros(53, np.int64)
     nat = np.zeros(53, np.int64)
+    loose = np.zeros(53, np.int64)
     for row in range(obs.shape[0]):
         o = obs[row]
-        wild = -1
-        if wild_at >= 0:
-            for c in range(53):
-                if o[wild_at + c] > 0:
-                    wild = 0 if c == JOKER else c % 13  # a turned-up joker makes aces wild (I2)
         for c in range(53):
-            nat[c] = np.int64(o[hand_at + c])
-        if wild >= 0:
-            for s in range(4):
-                nat[JOKER] += nat[s * 13 + wild]
-                nat[s * 13 + wild] = 0
-        best, _ = _solve(nat, FREE, INF, True, params, rank_values, tables, state, scratch, memo, pmemo, out)
-        left = out[4]
+            hand[c] = np.int64(o[hand_at + c])
+        best, _, _ = arrange(hand, wild_rank(wild_card_of(o, wild_at)), params, rank_values, tables, state, scratch, memo,
+                             pmemo, out, nat, loose)
         for c in range(53):
-            planes[row, c] = np.float32(nat[c] if best == OVERFLOW else left[c])
+            planes[row, c] = np.float32(nat[c] if best < 0 else loose[c])
     return planes
 
 
