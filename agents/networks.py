@@ -135,12 +135,14 @@ class CardActorCritic(nn.Module):
     kind = "card"
 
     def __init__(self, game: str, num_players: int, channels: int = 32, global_size: int = 128, layout: int = 1,
-                 rank: int = 8, solver_plane: bool = False):
+                 rank: int = 8, solver_plane: bool = False, layers: int = 2):
         super().__init__()
         if layout not in LAYOUTS:
             raise ValueError(f"card network layout {layout!r}: expected one of {LAYOUTS}")
         if solver_plane and layout != 2:
             raise ValueError("card network: solver_plane needs layout 2")
+        if layers < 2 or (layers != 2 and layout != 2):
+            raise ValueError(f"card network layers={layers!r}: at least 2, and more than 2 only with layout 2")
         self.game = game
         self.num_players = int(num_players)
         self.channels = int(channels)
@@ -148,6 +150,7 @@ class CardActorCritic(nn.Module):
         self.layout = int(layout)
         self.rank = int(rank)
         self.solver_plane = bool(solver_plane)
+        self.layers = int(layers)
         self.planes_of = None
         if self.solver_plane:
             from .solver_planes import SolverPlanes
@@ -180,6 +183,9 @@ class CardActorCritic(nn.Module):
             self.card_embedding = nn.Parameter(torch.zeros(NUM_TYPES, c))
             self.layer1 = _NarrowCardLayer(c, self.rank)
             self.layer2 = _NarrowCardLayer(c, self.rank)
+            # mixing layers after the second (``layers`` > 2), each with a residual connection: a
+            # card then reads cards up to 2 x layers ranks along its suit
+            self.more_layers = nn.ModuleList(_NarrowCardLayer(c, self.rank) for _ in range(self.layers - 2))
         self.global_in = nn.Linear(len(scalars) + 2 * c, g)
         self.global_to_cards = nn.Linear(g, c)
         self.value = nn.Sequential(nn.Linear(g + 2 * c, g), nn.ReLU(), nn.Linear(g, 1))
@@ -223,6 +229,8 @@ class CardActorCritic(nn.Module):
             config |= {"layout": self.layout, "rank": self.rank}
         if self.solver_plane:
             config["solver_plane"] = True
+        if self.layers != 2:
+            config["layers"] = self.layers
         return config
 
     def value_parameters(self) -> list[nn.Parameter]:
@@ -248,7 +256,11 @@ class CardActorCritic(nn.Module):
         pooled = torch.cat([h[:, :-1].mean(dim=1), h[:, -1]], dim=1)
         scalars = observations.index_select(1, self.scalar_index)
         summary = F.relu(self.global_in(torch.cat([scalars, pooled], dim=1)))
-        return self.layer2(h, self.neighbours, self.global_to_cards(summary)), summary
+        bias = self.global_to_cards(summary)
+        h = self.layer2(h, self.neighbours, bias)
+        for layer in getattr(self, "more_layers", ()):
+            h = h + layer(h, self.neighbours, bias)
+        return h, summary
 
     def forward(self, observations: torch.Tensor, masks: torch.Tensor, solver_plane: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:

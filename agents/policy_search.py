@@ -97,7 +97,9 @@ class SearchBudget:
             raise AgentError(f"search setting z={self.z!r}: expected a number >= 0")
 
 
-SETTINGS = ("policy",) + tuple(SearchBudget.__dataclass_fields__)
+BUDGET_SETTINGS = tuple(SearchBudget.__dataclass_fields__)
+"""The settings of a search's budget (``SearchBudget``)."""
+SETTINGS = ("policy", "belief") + BUDGET_SETTINGS
 """The settings a ``search:policy=SPEC,...`` spec may give."""
 
 
@@ -233,6 +235,43 @@ class SearchResult:
     """(N, K) float64: the standard error of each candidate's mean gain over the policy's choice."""
 
 
+@dataclass(frozen=True)
+class Actors:
+    """Who plays a rollout's seats besides the policy: ``opponent`` (an agent with ``act_batch``)
+    in ``seats``; the policy (greedy) in every other seat."""
+
+    opponent: object
+    seats: tuple[int, ...]
+
+
+class GreedyNetwork:
+    """A torch actor-critic as an opponent in rollouts: its most likely legal move."""
+
+    def __init__(self, model):
+        self.policy = TorchPolicy(model)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        probabilities, _ = self.policy(observations, masks)
+        return np.where(np.asarray(masks) != 0, probabilities, -1.0).argmax(axis=1).astype(np.int64)
+
+
+def true_worlds(state, count: int, seed: int) -> list:
+    """``count`` worlds of ``state`` as it truly is, but for the order of its stock, which is
+    shuffled anew in each (and the seed of a G8 rebuild's shuffle drawn anew): every hand, the
+    pile and the table as they are. Given everything any seat has seen, the stock's order is
+    uniform, so these are exact samples of what is hidden from all seats; the other hands are the
+    true ones. For training only (``PolicySearch.search_states``): a player never sees them."""
+    rng = random.Random(seed)
+    worlds = []
+    for _ in range(count):
+        world = state.clone()
+        rng.shuffle(world.stock)
+        world.seed = rng.getrandbits(63)
+        world.changed()
+        worlds.append(world)
+    return worlds
+
+
 class PolicySearch:
     """The batched search itself, on any ``PolicyNet`` (the trainer may pass its live network).
 
@@ -241,7 +280,8 @@ class PolicySearch:
     """
 
     def __init__(self, game: str, num_players: int, policy: PolicyNet, budget: SearchBudget = SearchBudget(),
-                 points_from_value: PointsFromValue | None = None, backend: str = "numba", **options):
+                 points_from_value: PointsFromValue | None = None, backend: str = "numba",
+                 win_points: float = 0.0, belief=None, **options):
         if budget.depth and points_from_value is None:
             raise AgentError(f"search setting depth={budget.depth}: the policy carries no trainer config "
                              "(reward_scale, shaping) to read its value head in points; use depth=0")
@@ -251,6 +291,10 @@ class PolicySearch:
         self.budget = budget
         self.points_from_value = points_from_value
         self.backend = backend
+        self.win_points = float(win_points)
+        """Points added to our seat's result when it wins the hand (the trainer's ``win_bonus``)."""
+        self.belief = belief
+        """A ``agents.belief.Belief`` that weights the guessed hands, or None: uniform deals."""
         self.options = dict(options)
         self.rules = make_ruleset(game, num_players, **options)
         self.reader = ObservationReader(game, num_players, **options)
@@ -264,8 +308,21 @@ class PolicySearch:
     # ------------------------------------------------------------------ the decision
 
     def search(self, observations: np.ndarray, masks: np.ndarray, seeds: list[int]) -> SearchResult:
-        """Search every row that needs it, all rollouts together; ``seeds[r]`` deals row r's worlds."""
+        """Search every row that needs it, all rollouts together; ``seeds[r]`` deals row r's worlds
+        (guessed from the observation alone, ``worlds``)."""
         observations = np.asarray(observations, np.float32)
+        return self._search(observations, masks, lambda r: self.worlds(observations[r], seeds[r]))
+
+    def search_states(self, observations: np.ndarray, masks: np.ndarray, states: list, seats: list[int],
+                      actors: list, seeds: list[int]) -> SearchResult:
+        """The search of ``search`` with the worlds of ``true_worlds`` (training only: it reads the
+        hidden hands). Row r is seat ``seats[r]`` of ``states[r]``; the other seats play as
+        ``actors[r]`` says (``Actors``; None: the policy in every seat)."""
+        return self._search(np.asarray(observations, np.float32), masks,
+                            lambda r: true_worlds(states[r], self.budget.worlds, seeds[r]), seats, actors)
+
+    def _search(self, observations: np.ndarray, masks: np.ndarray, worlds_of: Callable[[int], list],
+                seats: list[int] | None = None, actors: list | None = None) -> SearchResult:
         masks = np.asarray(masks)
         if masks.ndim != 2 or observations.ndim != 2 or len(masks) != len(observations):
             raise AgentError(f"observations of shape {observations.shape} and masks of shape {masks.shape}: "
@@ -298,7 +355,7 @@ class PolicySearch:
             chosen_probabilities[r, :count] = probabilities[r, candidates[r, :count]]
         actions = policy_actions.copy()
         for jobs in self._groups(np.flatnonzero(searched).tolist(), candidates):
-            outcome = self._rollouts(observations, candidates, jobs, seeds)
+            outcome = self._rollouts(candidates, jobs, worlds_of, seats, actors)
             for r, per_world in zip(jobs, outcome):  # per_world: (worlds, count) points
                 gains = per_world - per_world[:, :1]
                 values[r, :per_world.shape[1]] = per_world.mean(axis=0)
@@ -329,23 +386,28 @@ class PolicySearch:
     # ------------------------------------------------------------------ rollouts
 
     def worlds(self, observation: np.ndarray, seed: int) -> list:
-        """The budget's guesses of the hidden cards behind ``observation`` (game states, our seat 0)."""
+        """The budget's guesses of the hidden cards behind ``observation`` (game states, our seat 0):
+        dealt uniformly from the unseen cards, or by the ``belief`` when the search has one."""
         view = self.reader.read(observation)
         rng = random.Random(seed)
-        return [determinise(view, self.rules, rng, seed=rng.getrandbits(32)) for _ in range(self.budget.worlds)]
+        weights = None if self.belief is None else self.belief(np.asarray(observation)[None])[0]
+        return [determinise(view, self.rules, rng, seed=rng.getrandbits(32), weights=weights)
+                for _ in range(self.budget.worlds)]
 
-    def _rollouts(self, observations: np.ndarray, candidates: np.ndarray, jobs: list[int],
-                  seeds: list[int]) -> list[np.ndarray]:
+    def _rollouts(self, candidates: np.ndarray, jobs: list[int], worlds_of: Callable[[int], list],
+                  seats: list[int] | None, actors: list | None) -> list[np.ndarray]:
         """Per searched row, a (worlds, candidates) array of our points, every rollout in one vector."""
-        starts, first_actions, shapes = [], [], []
+        starts, first_actions, shapes, start_seats, start_actors = [], [], [], [], []
         for r in jobs:
             row_candidates = [int(a) for a in candidates[r] if a >= 0]
-            for world in self.worlds(observations[r], seeds[r]):
+            for world in worlds_of(r):
                 for action in row_candidates:
                     starts.append(world)
                     first_actions.append(action)
+                    start_seats.append(OUR_SEAT if seats is None else int(seats[r]))
+                    start_actors.append(None if actors is None else actors[r])
             shapes.append((self.budget.worlds, len(row_candidates)))
-        points = self.play(starts, np.asarray(first_actions, np.int64))
+        points = self.play(starts, np.asarray(first_actions, np.int64), start_seats, start_actors)
         out, at = [], 0
         for shape in shapes:
             size = shape[0] * shape[1]
@@ -353,13 +415,26 @@ class PolicySearch:
             at += size
         return out
 
-    def play(self, starts: list, first_actions: np.ndarray) -> np.ndarray:
+    def play(self, starts: list, first_actions: np.ndarray, seats: list[int] | None = None,
+             actors: list | None = None) -> np.ndarray:
         """Our seat's points when each state ``starts[k]`` plays ``first_actions[k]`` and then the
-        policy plays greedily in every seat, to the hand's end or the value cut (``depth``)."""
+        policy plays greedily, to the hand's end or the value cut (``depth``); plus ``win_points``
+        when our seat wins. Our seat is ``seats[k]`` (default ``OUR_SEAT``); the other seats of
+        rollout k play as ``actors[k]`` says (an ``Actors``; None, the default: the policy)."""
         n = len(starts)
         vector = self._rollout_vector(n)
         for slot, state in enumerate(starts):
             vector.load(slot, state.clone())
+        our_seat = np.full(n, OUR_SEAT, np.int64) if seats is None else np.asarray(seats, np.int64)
+        policy_seat = np.ones((n, self.num_players), bool)  # [rollout, seat]: the policy plays it
+        opponent_of = np.full(n, -1, np.int64)
+        opponents: list = []
+        for slot, actor in enumerate(actors or ()):
+            if actor is not None:
+                if not any(actor.opponent is known for known in opponents):
+                    opponents.append(actor.opponent)
+                opponent_of[slot] = next(k for k, known in enumerate(opponents) if known is actor.opponent)
+                policy_seat[slot, list(actor.seats)] = False
         points = np.zeros(n)
         turns_begun = np.zeros(n, np.int64)
         depth = self.budget.depth
@@ -371,23 +446,38 @@ class PolicySearch:
             self.ticks += 1
             ended = vector.terminated[active] | vector.truncated[active]
             for slot in active[ended].tolist():
-                points[slot] = vector.results[slot].points[OUR_SEAT]
+                result = vector.results[slot]
+                points[slot] = result.points[our_seat[slot]] + self.win_points * (result.winner == our_seat[slot])
             active = active[~ended]
             if not active.size:
                 break
             observations = vector.observations[active]
             masks = vector.action_masks[active]
-            probabilities, values = self._forward(observations, masks)
+            to_act = vector.to_act[active]
+            by_policy = policy_seat[active, to_act]
+            asked = by_policy.copy()
             if depth:
-                ours = (vector.to_act[active] == OUR_SEAT) & (observations[:, self._draw_phase] > 0.5)
+                ours = (to_act == our_seat[active]) & (observations[:, self._draw_phase] > 0.5)
                 turns_begun[active[ours]] += 1
                 cut = ours & (turns_begun[active] >= depth)
-                if cut.any():
-                    points[active[cut]] = self.points_from_value(observations[cut], values[cut])
-                    active, probabilities, masks = active[~cut], probabilities[~cut], masks[~cut]
-                    if not active.size:
-                        break
-            actions = np.where(masks != 0, probabilities, -1.0).argmax(axis=1).astype(np.int64)
+                asked |= cut
+            probabilities = values = None
+            if asked.all():
+                probabilities, values = self._forward(observations, masks)
+            elif asked.any():
+                probabilities = np.zeros(masks.shape, np.float32)
+                values = np.zeros(len(masks), np.float32)
+                probabilities[asked], values[asked] = self._forward(observations[asked], masks[asked])
+            actions = np.zeros(active.size, np.int64)
+            if by_policy.any():
+                actions[by_policy] = np.where(masks[by_policy] != 0, probabilities[by_policy], -1.0).argmax(axis=1)
+            for k, opponent in enumerate(opponents):
+                rows = np.flatnonzero(~by_policy & (opponent_of[active] == k))
+                if rows.size:
+                    actions[rows] = opponent.act_batch(observations[rows], masks[rows])
+            if depth and cut.any():
+                points[active[cut]] = self.points_from_value(observations[cut], values[cut])
+                active, actions = active[~cut], actions[~cut]
         return points
 
     def _forward(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -418,9 +508,10 @@ class PolicySearchAgent(Agent):
     name = "search"
 
     def __init__(self, game: str, num_players: int, policy: PolicyNet, budget: SearchBudget = SearchBudget(),
-                 points_from_value: PointsFromValue | None = None, seed: int | None = 0, **options):
+                 points_from_value: PointsFromValue | None = None, seed: int | None = 0, belief=None,
+                 **options):
         super().__init__(game, num_players)
-        self.engine = PolicySearch(game, num_players, policy, budget, points_from_value, **options)
+        self.engine = PolicySearch(game, num_players, policy, budget, points_from_value, belief=belief, **options)
         self.seed = 0 if seed is None else int(seed)
         self.decisions = 0
         self.searched = 0
@@ -465,6 +556,11 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return policy, settings
 
 
+_TEXT_SETTINGS = {"policy": ("policy", "policy=SPEC (ppo:PATH, onnx:PATH or pretrained:GAME)"),
+                  "belief": ("belief", "belief=none, belief=pretrained or belief=PATH")}
+"""The settings kept as text: what each names and what is expected when it is empty."""
+
+
 def _parse_settings(text: str, where: str, known: tuple[str, ...]) -> dict:
     """``KEY=VALUE,...`` as a dict of typed values (``policy`` kept as text); errors name ``where``."""
     settings: dict = {}
@@ -474,13 +570,13 @@ def _parse_settings(text: str, where: str, known: tuple[str, ...]) -> dict:
             raise AgentError(f"{where}: unknown setting {item!r}: expected KEY=VALUE with KEY one of {list(known)}")
         if key in settings:
             raise AgentError(f"{where}: setting {key!r} is given twice")
-        if key == "policy":
+        if key in _TEXT_SETTINGS:
             if not value:
-                raise AgentError(f"{where}: policy= names no policy: expected policy=SPEC "
-                                 "(ppo:PATH, onnx:PATH or pretrained:GAME)")
+                noun, expected = _TEXT_SETTINGS[key]
+                raise AgentError(f"{where}: {key}= names no {noun}: expected {expected}")
             settings[key] = value
             continue
-        kind: Callable = int if key in ("worlds", "candidates", "depth", "belief") else float
+        kind: Callable = int if key in ("worlds", "candidates", "depth") else float
         try:
             settings[key] = kind(value)
         except ValueError:
@@ -491,16 +587,20 @@ def _parse_settings(text: str, where: str, known: tuple[str, ...]) -> dict:
 
 def budget_from_settings(text: str) -> SearchBudget:
     """The budget of ``KEY=VALUE,...`` settings (those of ``search:policy=...`` but the policy)."""
-    return SearchBudget(**_parse_settings(text, f"search settings {text!r}", SETTINGS[1:]))
+    return SearchBudget(**_parse_settings(text, f"search settings {text!r}", BUDGET_SETTINGS))
 
 
 def policy_search_agent(spec: str, game: str, num_players: int, seed: int | None = 0, **options) -> PolicySearchAgent:
     """The agent of ``search:policy=SPEC,...`` (the registry's entry); every check before any hand."""
     policy_spec, settings = parse_spec(spec)
     try:
+        belief_setting = settings.pop("belief", "none")
         budget = SearchBudget(**settings)
         policy, points = load_policy(policy_spec, game, num_players, **options)
-        agent = PolicySearchAgent(game, num_players, policy, budget, points, seed, **options)
+        from .belief import belief_from_setting
+
+        belief = belief_from_setting(belief_setting, game, num_players)
+        agent = PolicySearchAgent(game, num_players, policy, budget, points, seed, belief=belief, **options)
     except AgentError as error:
         raise AgentError(f"agent spec {spec!r}: {error}") from None
     agent.name = spec

@@ -7,8 +7,8 @@ Records ``--decisions`` of the teacher in every seat (the trainer's collector, s
 holds out a tenth, clones each network on the rest for ``--epochs`` passes (Adam, a cosine step
 size from 1e-3 to 55% of it, as ``train.py`` clones), and prints the held-out agreement per decision
 type after each pass. The networks: ``default`` (the card network, layout 2), ``wide`` (channels
-64, global size 256) and ``solver-plane`` (the default with the solver plane,
-``agents.solver_planes``). A probe of what the representation lets a network learn: it plays no
+64, global size 256), ``solver-plane`` (the default with the solver plane,
+``agents.solver_planes``) and ``deep`` (the default with four mixing layers, ``card_layers: 4``). A probe of what the representation lets a network learn: it plays no
 hands (docs/training.md, "The solver plane").
 """
 
@@ -36,6 +36,7 @@ NETWORKS = {
     "default": {},
     "wide": {"channels": 64, "global_size": 256},
     "solver-plane": {"solver_plane": True},
+    "deep": {"layers": 4},
 }
 
 

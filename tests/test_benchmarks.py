@@ -20,6 +20,7 @@ import bench_solver  # noqa: E402
 import clone_probe  # noqa: E402
 import romi_random_races  # noqa: E402
 import run_all  # noqa: E402
+import search_worlds  # noqa: E402
 from rummy_env.cards import to_counts  # noqa: E402
 from rummy_env.scenario import make_state  # noqa: E402
 
@@ -141,7 +142,9 @@ def test_ablation_variants_are_valid_trainer_commands(variant, tmp_path):
     assert config.eval_opponents == ["rule", "pretrained:indian"]
     wanted = {"defaults": set(), "no-cloning": {"bc_warm_start"}, "no-shaping": {"shaping"},
               "self-play-only": {"pool_self_fraction"}, "wide-network": {"channels", "global_size"},
-              "search-targets": {"expert_every", "expert_search"}, "solver-plane": {"solver_plane"}}[variant]
+              "search-targets": {"expert_every", "expert_search", "expert_worlds", "expert_target"},
+              "true-world-search": {"expert_every", "expert_positions", "expert_buffer", "expert_search"},
+              "solver-plane": {"solver_plane"}}[variant]
     assert changed - {"run_dir"} == wanted
 
 
@@ -180,3 +183,19 @@ def test_clone_probe_clones_each_network_on_the_same_decisions(capsys):
     with pytest.raises(SystemExit):
         clone_probe.main(["--networks", "default,nope"])
     assert "unknown 'nope'" in capsys.readouterr().err
+
+
+def test_search_worlds_plays_each_world_model_on_the_same_deals(capsys):
+    """benchmarks/search_worlds.py: one line per mode, on the same duplicate deals; the policy alone
+    (none) repeats itself exactly, and a bad --deals is refused."""
+    argv = ["--game", "basic", "--modes", "none", "uniform", "true", "--deals", "2",
+            "--budget", "worlds=2,candidates=2,depth=0"]
+    assert search_worlds.main(argv) == 0
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if "decided hands" in line]
+    assert [line.split()[0] for line in lines] == ["none", "uniform", "true"]
+    search_worlds.main(argv[:3] + ["none", "--deals", "2"])
+    again = [line for line in capsys.readouterr().out.splitlines() if "decided hands" in line]
+    assert again[0].rsplit(",", 1)[0] == lines[0].rsplit(",", 1)[0]  # the same hands, the time apart
+    with pytest.raises(SystemExit):
+        search_worlds.main(["--deals", "0"])

@@ -149,12 +149,12 @@ def test_export_is_generic_over_the_network(tmp_path):
     assert agent.act_batch(observations, masks).tolist() == want.tolist()
 
 
-@pytest.mark.parametrize("layout", [1, 2])
-def test_card_aware_network_exports(tmp_path, layout):
+@pytest.mark.parametrize(("layout", "layers"), [(1, 2), (2, 2), (2, 4)])
+def test_card_aware_network_exports(tmp_path, layout, layers):
     from agents import networks
 
     torch.manual_seed(0)
-    model = networks.CardActorCritic("romi", 2, layout=layout).eval()
+    model = networks.CardActorCritic("romi", 2, layout=layout, layers=layers).eval()
     if layout == 2:
         with torch.no_grad():
             model.card_embedding.normal_()

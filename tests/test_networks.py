@@ -7,7 +7,7 @@ import torch
 
 from agents.networks import CardActorCritic
 from agents.policy import build_network
-from rummy_env.encoding import action_layout, observation_layout, observation_size
+from rummy_env.encoding import DISCARD_BASE, action_layout, observation_layout, observation_size
 from rummy_env.vector import VectorGame
 
 
@@ -57,6 +57,33 @@ def test_layouts_are_told_apart_by_the_model_config():
     assert set(new.state_dict()) != set(old.state_dict())
     with pytest.raises(ValueError, match="layout 3"):
         build_network("indian", 2, {"kind": "card", "layout": 3})
+
+
+def test_more_mixing_layers_reach_further_along_a_suit():
+    """``layers`` (layout 2): two layers let a discard logit read cards up to 4 ranks away along its
+    suit, beyond the global summary; four layers reach 8 ranks. Two-layer configs stay as they were
+    (no ``layers`` entry, the same weights), and a bad depth is refused."""
+    def reach(layers: int) -> float:
+        torch.manual_seed(0)
+        net = CardActorCritic("indian", 2, channels=8, global_size=16, layout=2, layers=layers)
+        with torch.no_grad():
+            net.global_to_cards.weight.zero_()  # only the card-to-card reads carry information
+        observations = torch.zeros(1, net.observation_size, requires_grad=True)
+        masks = torch.ones(1, net.num_actions, dtype=torch.int8)
+        logits, _ = net(observations, masks)
+        logits[0, DISCARD_BASE + 0].backward()  # discard the ace of spades
+        hand = observation_layout("indian", 2)["hand"]
+        return float(observations.grad[0, hand][6].abs())  # the 7 of spades, 6 ranks up
+    assert reach(2) == 0.0 and reach(4) > 0.0
+    two = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4})
+    four = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4,
+                                       "layers": 4})
+    assert "layers" not in two.model_config and four.model_config["layers"] == 4
+    assert set(four.state_dict()) - set(two.state_dict()) and set(two.state_dict()) <= set(four.state_dict())
+    with pytest.raises(ValueError, match="layers=1"):
+        CardActorCritic("indian", 2, layout=2, layers=1)
+    with pytest.raises(ValueError, match="layers=3"):
+        CardActorCritic("indian", 2, layout=1, layers=3)
 
 
 @pytest.mark.parametrize("kind", [{"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4},

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from agents.arena import ArenaConfig, run_arena
 from agents.base import AgentError, plays_many_hands
 from agents.policy_search import (
-    PointsFromValue, PolicySearch, PolicySearchAgent, SearchBudget, SearchResult, load_policy, parse_spec,
+    Actors, PointsFromValue, PolicySearch, PolicySearchAgent, SearchBudget, SearchResult, load_policy, parse_spec,
 )
 from agents.registry import make_agent
 from rummy_env import solver
@@ -79,6 +79,17 @@ class FixedPreferences:
         return (raw / raw.sum(axis=1, keepdims=True)).astype(np.float32), np.zeros(len(masks), np.float32)
 
 
+class RandomBelief:
+    """A stand-in belief (``agents.belief.Belief``): random weights per card, a quarter of them 0."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, observations):
+        weights = self.rng.random((len(observations), 1, NUM_TYPES))
+        return np.where(weights < 0.25, 0.0, weights)
+
+
 def unsure(net, state: GameState) -> bool:
     """Would a search with ``confidence=1.0`` search this position: two legal moves or more, and
     the policy's top probability below 1?"""
@@ -97,14 +108,16 @@ def same_result(a: SearchResult, b: SearchResult) -> bool:
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(game=st.sampled_from(GAMES), seed=st.integers(0, 10_000), moves=st.integers(0, 90),
-       world_seed=st.integers(0, 2**32))
-def test_every_world_shows_our_seat_exactly_the_real_observation(game, seed, moves, world_seed):
+       world_seed=st.integers(0, 2**32), weighted=st.booleans())
+def test_every_world_shows_our_seat_exactly_the_real_observation(game, seed, moves, world_seed, weighted):
     """A world, loaded into the numba core the rollouts run on, gives our seat the real observation
     and mask; it holds every card of the deck once per copy (G2 counts), and the cards each
-    opponent is known to hold (taken from the pile) are in that opponent's hand."""
+    opponent is known to hold (taken from the pile) are in that opponent's hand. So with a belief
+    (here random weights, some of them 0) dealing the other hand."""
     state = position(game, seed, moves)
     observation, mask = seat_view(state)
-    engine = PolicySearch(game, 2, policy_of(game)[0], SearchBudget(worlds=3, depth=0))
+    belief = RandomBelief(world_seed) if weighted else None
+    engine = PolicySearch(game, 2, policy_of(game)[0], SearchBudget(worlds=3, depth=0), belief=belief)
     worlds = engine.worlds(observation, world_seed)
     vector = VectorGame(game, len(worlds), 2, backend="numba")
     copies = [state.rules.decks] * NUM_NATURAL + [state.rules.printed_jokers]
@@ -160,6 +173,40 @@ def test_rollouts_play_each_start_as_the_reference_engine_does(game):
             reference.apply(moves[int(np.where(action_mask(reference) != 0, probabilities[0], -1).argmax())])
         expected.append(reference.result.rewards[0])
     assert engine.play(starts, np.array(firsts)).tolist() == expected
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_rollouts_with_an_opponent_play_its_moves_in_its_seats(game):
+    """play() with ``Actors``: our seat (either seat) plays its first action and then the policy,
+    the other seat plays as the rule agent, as the Python engine plays it move by move; a win adds
+    ``win_points`` to our points."""
+    net, _ = policy_of(game)
+    engine = PolicySearch(game, 2, net, SearchBudget(worlds=1, depth=0), win_points=7.0)
+    rule = make_agent("rule", game, 2)
+    moves = action_layout(game).moves
+    starts, firsts, seats, actors, expected = [], [], [], [], []
+    for seed in range(4):
+        state = position(game, seed, 6 + seed)
+        observation, mask = seat_view(state)
+        seat = state.current
+        first = int(np.flatnonzero(mask)[-1])
+        starts.append(state)
+        firsts.append(first)
+        seats.append(seat)
+        actors.append(Actors(rule, (1 - seat,)))
+        reference = state.clone()
+        encoder = ObservationEncoder(reference.rules)
+        reference.apply(moves[first])
+        while not reference.is_over:
+            view, legal = encoder.encode(reference, reference.current)[None], action_mask(reference)[None]
+            if reference.current == seat:
+                action = int(np.where(legal[0] != 0, net(view, legal)[0][0], -1).argmax())
+            else:
+                action = int(rule.act_batch(view, legal)[0])
+            reference.apply(moves[action])
+        result = reference.result
+        expected.append(result.rewards[seat] + 7.0 * (result.winner == seat))
+    assert engine.play(starts, np.array(firsts), seats, actors).tolist() == expected
 
 
 class RecordingPoints:

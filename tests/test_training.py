@@ -17,10 +17,11 @@ from agents.training import trainer as trainer_module
 from agents.training.cli import main as cli_main
 from agents.training.config import ConfigError, TrainConfig, load_yaml, make_config, vector_backend
 from agents.training.ppo import advantages, masked_entropy, ppo_loss
-from agents.training.rollout import Collector, Potential
+from agents.training.rollout import Collector, Potential, Rollout
 from agents.training.trainer import train
 from rummy_env.encoding import observation_layout
 from rummy_env.ruleset import GAMES
+from rummy_env.vector import VectorGame
 
 # ----------------------------------------------------------------------------- PPO pieces
 
@@ -620,6 +621,15 @@ def test_batched_potential_equals_the_solver_row_by_row(game):
 class _PlantedSearch:
     """A stand-in for the policy search: every position searched, the highest legal action chosen."""
 
+    from agents.policy_search import SearchBudget
+
+    budget = SearchBudget(confidence=1.0)
+
+    @staticmethod
+    def policy(observations, masks):
+        legal = (np.asarray(masks) != 0).astype(np.float32)
+        return legal / legal.sum(axis=1, keepdims=True), np.zeros(len(masks), np.float32)
+
     def search(self, observations, masks, seeds):
         from agents.policy_search import SearchResult
 
@@ -630,8 +640,13 @@ class _PlantedSearch:
         return SearchResult(chosen, first, np.ones(rows, bool), np.stack([first, chosen], axis=1),
                             np.full((rows, 2), 0.5, np.float32), values, np.zeros((rows, 2)))
 
+    def search_states(self, observations, masks, states, seats, actors, seeds):
+        assert len(states) == len(seats) == len(actors) == len(masks)
+        return self.search(observations, masks, seeds)
 
-def _highest_action_log_prob_after_search_updates(monkeypatch, expert_coef: float) -> tuple[float, float]:
+
+def _highest_action_log_prob_after_search_updates(monkeypatch, expert_coef: float,
+                                                  worlds: str = "true") -> tuple[float, float]:
     """Mean log-probability of the highest legal action on one fixed rollout, before and after six
     updates whose searched targets (planted) always name that action."""
     from agents.training import workers
@@ -640,7 +655,7 @@ def _highest_action_log_prob_after_search_updates(monkeypatch, expert_coef: floa
     config = make_config({"num_workers": 0, "num_envs": 16, "rollout_size": 512, "minibatch_size": 128,
                           "channels": 8, "global_size": 16, "expert_every": 1, "expert_positions": 256,
                           "expert_coef": expert_coef, "learning_rate": 3e-3, "value_warmup_updates": 0,
-                          "pool_self_fraction": 1.0, "shaping": False})
+                          "pool_self_fraction": 1.0, "shaping": False, "expert_worlds": worlds})
     torch.manual_seed(0)
     station = workers.Station(trainer_module.to_dict(config), trainer_module.model_config(config), 0)
     station.reseed(1)
@@ -663,18 +678,91 @@ def _highest_action_log_prob_after_search_updates(monkeypatch, expert_coef: floa
         found = station.search_targets(256, update)
         assert found[0] > 0 and len(station.targets) <= config.expert_buffer
         stats = station.update(trainer_module.ppo_settings(config, update, 100))
-        assert (stats["expert_loss"] > 0) == (expert_coef > 0)
+        assert (stats["expert_loss"] != 0) == (expert_coef > 0)
     return before, highest_log_prob()
 
 
-def test_expert_iteration_moves_the_policy_towards_the_searched_moves(monkeypatch):
+@pytest.mark.parametrize("worlds", ["true", "observation"])
+def test_expert_iteration_moves_the_policy_towards_the_searched_moves(monkeypatch, worlds):
     """The searched moves are learned: with a planted search that always prefers the highest legal
     action, six updates raise that action's log-probability far more than the same updates without
-    the searched targets (expert_coef 0) do."""
-    before, after = _highest_action_log_prob_after_search_updates(monkeypatch, expert_coef=5.0)
-    control_before, control_after = _highest_action_log_prob_after_search_updates(monkeypatch, expert_coef=0.0)
+    the searched targets (expert_coef 0) do, whichever worlds the search plays in."""
+    before, after = _highest_action_log_prob_after_search_updates(monkeypatch, 5.0, worlds)
+    control_before, control_after = _highest_action_log_prob_after_search_updates(monkeypatch, 0.0, worlds)
     assert before == pytest.approx(control_before)
     assert after - before > (control_after - control_before) + 0.2, (before, after, control_before, control_after)
+
+
+@pytest.mark.parametrize("game", ["indian", "romi"])
+def test_captured_decisions_hold_the_true_state_they_were_made_in(game):
+    """With capture_rate > 0 some learner decisions keep their hand's true state: loaded into the
+    engine it shows the learner the very observation and mask recorded, the learner's seat is the
+    one to act and the opponent holds the other seats. Capturing draws from its own generator, so
+    the hands and moves are those of a run without it."""
+    from agents.registry import make_agent
+
+    def collect(rate):
+        collector = _collector(game, backend="numba")
+        collector.capture_rate = rate
+        collector.set_pool(["self", "rule", "random"], [0.3, 0.4, 0.3], {"rule": make_agent("rule", game, 2),
+                                                                        "random": make_agent("random", game, 2)})
+        return collector.collect(600)
+
+    plain, captured = collect(0.0), collect(0.5)
+    assert not plain.captures and len(captured.captures) > 20
+    np.testing.assert_array_equal(plain.actions, captured.actions)
+    np.testing.assert_array_equal(plain.observations, captured.observations)
+    probe = VectorGame(game, 1, 2, backend="numba")
+    for capture in captured.captures:
+        assert capture.opponent != "random"
+        assert capture.state.current == capture.seat
+        assert capture.opponent_seats == (() if capture.opponent == "self" else (1 - capture.seat,))
+        probe.load(0, capture.state)
+        np.testing.assert_array_equal(probe.observations[0], captured.observations[capture.index])
+        np.testing.assert_array_equal(probe.action_masks[0], captured.masks[capture.index])
+        assert (captured.masks[capture.index] != 0).sum() > 1
+    joined = Rollout.concatenate([plain, captured])
+    assert [c.index - len(plain) for c in joined.captures] == [c.index for c in captured.captures]
+
+
+def test_the_true_worlds_keep_every_hand_and_reshuffle_only_the_stock():
+    """true_worlds: every hand, the pile and what each seat knows stay as they are; the stock holds
+    the same cards in another order in each world (its order is what no seat has seen)."""
+    from agents.policy_search import true_worlds
+
+    venv = VectorGame("indian", 1, 2, seed=4, backend="numba")
+    venv.reset(4)
+    for _ in range(40):
+        venv.step(np.array([np.flatnonzero(venv.action_masks[0])[0]]))
+    state = venv.state(0)
+    worlds = true_worlds(state, 6, seed=11)
+    orders = {tuple(w.stock) for w in worlds}
+    assert len(orders) == 6 and tuple(state.stock) not in orders
+    probe = VectorGame("indian", 1, 2, backend="numba")
+    for world in worlds:
+        assert world.hands == state.hands and world.discard == state.discard and world.known == state.known
+        assert sorted(world.stock) == sorted(state.stock)
+        probe.load(0, world)
+        for seat in range(2):
+            np.testing.assert_array_equal(probe.observe(0, seat), venv.observe(0, seat))
+    assert [w.stock for w in true_worlds(state, 6, seed=11)] == [w.stock for w in worlds]
+
+
+def test_the_gain_loss_moves_probability_to_the_better_searched_candidates():
+    """gain_loss: minus the sum of pi(a) (value(a) - mean value) over the searched candidates (-1:
+    none), over the scale; its gradient raises the better candidate's logit and lowers the worse."""
+    from agents.training.learner import gain_loss
+
+    logits = torch.zeros(2, 5, requires_grad=True)
+    candidates = torch.tensor([[0, 1, 2], [3, 4, -1]])
+    values = torch.tensor([[10.0, 0.0, -10.0], [0.0, 6.0, float("nan")]])
+    loss = gain_loss(logits, candidates, values, 2.0)
+    expected = -((0.2 * 10 + 0.2 * 0 + 0.2 * -10) / 2 + (0.2 * -3 + 0.2 * 3) / 2) / 2
+    assert float(loss.detach()) == pytest.approx(expected, abs=1e-6)
+    loss.backward()
+    grad = logits.grad
+    assert grad[0, 0] < 0 < grad[0, 2] and grad[1, 4] < 0 < grad[1, 3]  # descent raises the better ones
+    assert torch.isfinite(grad).all()
 
 
 def test_search_targets_keep_the_newest():
@@ -739,6 +827,20 @@ def test_the_win_bonus_goes_to_the_winner_and_costs_the_others():
     assert set(np.round(difference[ends].astype(np.float64), 5).tolist()) <= {0.3, -0.15, 0.0}
     decided = [h for h in plain.hands if h[3] is not None]
     assert decided and np.isclose(difference[ends].sum(), 0.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("bonus", [0.0, 0.7])
+def test_the_configured_win_bonus_reaches_the_collectors(bonus):
+    """The run's ``win_bonus`` (the default, or 0 for points alone) is what each collecting station's
+    collector pays, after every reseed (docs/training.md, the win bonus)."""
+    from agents.training.workers import Station
+
+    config = trainer_module.to_dict(make_config({"num_envs": 8, "num_workers": 0, "win_bonus": bonus}))
+    station = Station(config, {"kind": "mlp", "hidden": [8]}, 0)
+    for seed in (1, 2):
+        station.reseed(seed)
+        assert station.collector.win_bonus == bonus
+    assert TrainConfig().win_bonus > 0  # the default trains on hands won as well as points
 
 
 def test_the_panel_is_fixed_per_game_and_table():

@@ -76,6 +76,8 @@ class TrainConfig:
     card_layout: int = _f(2, "card network: layout 2 (own features, narrow neighbour reads, a card embedding) or "
                           "1 (the first layout; agents/networks.py)", choices=(1, 2))
     card_rank: int = _f(8, "card network, layout 2: features each card reads from each neighbour", low=1)
+    card_layers: int = _f(2, "card network, layout 2: mixing layers (each card reads its run and set neighbours; "
+                          "more layers reach further along a suit)", low=2, high=8)
     solver_plane: bool = _f(False, "card network, layout 2: also read the solver plane (the cards the hand's best "
                             "arrangement leaves outside melds, agents.solver_planes)")
     mlp_hidden: list = _f([256, 256], "mlp network: hidden layer sizes")
@@ -94,8 +96,9 @@ class TrainConfig:
     max_grad_norm: float = _f(0.5, "gradient norm clip", low=0.0)
     target_kl: float = _f(0.03, "stop an update's epochs once the approximate KL passes this (0: never)", low=0.0)
     reward_scale: float = _f(0.01, "points to reward units (a 100-point hand is a reward of 1)", low=1e-9, high=1e3)
-    win_bonus: float = _f(0.0, "reward units the winner of a hand gets on top of its points, taken in equal shares "
-                          "from the other seats (zero-sum; 0: points alone)", low=0.0)
+    win_bonus: float = _f(1.0, "reward units the winner of a hand gets on top of its points, taken in equal shares "
+                          "from the other seats (zero-sum; 0: points alone; 1 is about a typical hand's points, "
+                          "docs/training.md)", low=0.0)
     critic: str = _f("observation", "what the advantages' values come from: observation (the policy's own value head) "
                      "or oracle (a critic that also sees the other hands, for training only; docs/training.md)",
                      choices=("observation", "oracle"))
@@ -126,7 +129,17 @@ class TrainConfig:
                                low=1)
     expert_search: str = _f("worlds=8,candidates=3", "the search's budget: settings of search:policy=... "
                             "(docs/agents.md, Search with a policy), without the policy")
-    expert_coef: float = _f(1.0, "weight of the cross-entropy to the searched moves in every PPO minibatch", low=0.0)
+    expert_worlds: str = _f("true", "the worlds the search plays its rollouts in: true (the hand's true hands, the "
+                            "stock reshuffled, and the opponent it was dealt against: exact samples of what the "
+                            "learner cannot see) or observation (guessed from the observation alone, as the "
+                            "search:policy= agent guesses at play time); docs/training.md",
+                            choices=("true", "observation"))
+    expert_target: str = _f("gain", "what the policy learns from a searched position: gain (the policy gradient "
+                            "over every searched candidate, by its searched value: unbiased with the true worlds) or "
+                            "move (the cross-entropy to the move the search chose, classic expert iteration; with "
+                            "the true worlds it copies choices made knowing the hidden cards)",
+                            choices=("gain", "move"))
+    expert_coef: float = _f(1.0, "weight of the expert loss (expert_target) in every PPO minibatch", low=0.0)
     expert_buffer: int = _f(4096, "searched positions kept for learning (all processes together; the oldest leave "
                             "first)", low=1)
     # --- the opponent pool
@@ -139,7 +152,8 @@ class TrainConfig:
     # --- evaluation and checkpoints
     eval_every: int = _f(100, "updates between evaluations (0: only at the end)", low=0)
     eval_deals: int = _f(100, "duplicate deals per opponent at each evaluation (2 hands each for 2 players)", low=1)
-    final_eval_deals: int = _f(300, "duplicate deals per opponent in the final evaluation", low=1)
+    final_eval_deals: int = _f(1000, "duplicate deals per opponent in the final evaluation (1,000 deals: 2,000 "
+                                "hands at 2 players, about ±2 points of win rate)", low=1)
     eval_opponents: list = _f(["panel"], "agent specs to evaluate against; panel is the game's fixed panel "
                               "(docs/training.md, Evaluation panel); best.pt is chosen on them")
     eval_search_deals: int = _f(4, "duplicate deals against the panel's search agent at each evaluation (it is slow)",
@@ -244,6 +258,9 @@ def validate(config: TrainConfig) -> TrainConfig:
                               "is False: no NVIDIA GPU here, or a CPU build of torch); use auto or cpu")
     if config.solver_plane and (config.network != "card" or config.card_layout != 2):
         raise ConfigError("config: field 'solver_plane' needs the card network with card_layout 2 "
+                          f"(network is {config.network!r}, card_layout {config.card_layout})")
+    if config.card_layers != 2 and (config.network != "card" or config.card_layout != 2):
+        raise ConfigError("config: field 'card_layers' needs the card network with card_layout 2 "
                           f"(network is {config.network!r}, card_layout {config.card_layout})")
     if config.minibatch_size < max(1, config.num_workers):
         raise ConfigError(f"config: field 'minibatch_size' ({config.minibatch_size}) is smaller than "

@@ -61,6 +61,7 @@ class PPOSettings:
     value_only: bool
     seed: int
     expert_coef: float = 0.0
+    expert_target: str = "gain"
 
 
 class Learner:
@@ -140,7 +141,8 @@ class Learner:
         value_parameters = self.value_parameters() if settings.value_only else None
         expert = settings.expert_coef > 0 and targets is not None and len(targets) > 0 and not settings.value_only
         if expert:
-            expert_obs, expert_masks, expert_actions = self.tensors(targets.observations, targets.masks, targets.actions)
+            expert_obs, expert_masks, expert_actions, expert_candidates, expert_values = self.tensors(*targets.arrays())
+            gains_scale = _gain_scale(targets) if settings.expert_target == "gain" else 1.0
         totals = torch.zeros(len(STAT_KEYS), dtype=torch.float64)
         steps = 0
         epochs_done = 0
@@ -167,7 +169,11 @@ class Learner:
                 if expert and len(expert_parts[k]):
                     chosen = expert_parts[k]
                     expert_logits, _ = model(expert_obs[chosen], expert_masks[chosen])
-                    expert_loss = torch.nn.functional.cross_entropy(expert_logits, expert_actions[chosen])
+                    if settings.expert_target == "gain":
+                        expert_loss = gain_loss(expert_logits, expert_candidates[chosen], expert_values[chosen],
+                                                gains_scale)
+                    else:
+                        expert_loss = torch.nn.functional.cross_entropy(expert_logits, expert_actions[chosen])
                     loss = loss + settings.expert_coef * expert_loss
                     parts["expert_loss"] = expert_loss.detach()
                 self.step(loss, settings.max_grad_norm, value_parameters)
@@ -212,6 +218,33 @@ class Learner:
                 loss = loss + vf_coef * 0.5 * ((self.critic(obs[batch], hidden[batch]) - targets[batch]) ** 2).mean()
             self.step(loss, max_grad_norm)
         model.eval()
+
+
+def _gain_scale(targets) -> float:
+    """The spread of the searched values around each row's mean (points): what ``gain_loss``
+    divides by, as PPO normalises its advantages."""
+    values = targets.values.astype(np.float64)
+    centred = values - np.nanmean(values, axis=1, keepdims=True)
+    spread = float(np.sqrt(np.nanmean(centred ** 2))) if np.isfinite(centred).any() else 0.0
+    return spread if spread > 1e-6 else 1.0
+
+
+def gain_loss(logits: torch.Tensor, candidates: torch.Tensor, values: torch.Tensor, scale: float) -> torch.Tensor:
+    """The policy gradient over each row's searched candidates: minus the sum over them of
+    π(a) × (value(a) − their mean value), over ``scale`` (negative once the policy prefers the
+    better candidates).
+
+    Every candidate is valued, not only a sampled one, so no sampling noise enters; with values
+    from the true worlds of training (``expert_worlds: true``) each is an unbiased sample of the
+    move's value given what the learner sees, and the gradient is that of the expected value over
+    the candidates. Imitating the searched move instead (``expert_target: move``) would copy
+    choices made knowing the hidden cards."""
+    valid = candidates >= 0
+    probabilities = torch.softmax(logits, dim=-1).gather(1, candidates.clamp(min=0)) * valid
+    values = torch.where(valid, values, torch.zeros_like(values))
+    baseline = values.sum(dim=1, keepdim=True) / valid.sum(dim=1, keepdim=True).clamp(min=1)
+    gains = torch.where(valid, values - baseline, torch.zeros_like(values)) / scale
+    return -(probabilities * gains).sum(dim=1).mean()
 
 
 STAT_KEYS = ("policy_loss", "value_loss", "own_value_loss", "expert_loss", "entropy", "approx_kl", "clip_fraction")

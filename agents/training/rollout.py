@@ -18,6 +18,7 @@ seat's observation at that moment.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -99,6 +100,23 @@ class Potential:
         return solved
 
 
+@dataclass(frozen=True)
+class Capture:
+    """A learner decision kept with the true state of its hand, for the search of expert iteration
+    with the true worlds (``expert_worlds: true``; ``agents.policy_search.true_worlds``)."""
+
+    index: int
+    """The decision's row in the rollout."""
+    state: object
+    """The hand's ``GameState`` at the decision (every hand, the stock: training only)."""
+    seat: int
+    """The learner's seat."""
+    opponent: str
+    """The pool entry the other seats play as (``self``: the learner holds every seat)."""
+    opponent_seats: tuple[int, ...]
+    """The seats the opponent holds (none against ``self``)."""
+
+
 @dataclass
 class Rollout:
     """Learner decisions in the order they were made (see ``agents.training.ppo``)."""
@@ -117,6 +135,8 @@ class Rollout:
     env_steps: int = 0
     hidden: np.ndarray | None = None
     """With the oracle critic: per decision, the other seats' hands (``agents.training.critic``)."""
+    captures: list = field(default_factory=list)
+    """With ``capture_rate`` > 0: some decisions with the true state of their hand (``Capture``)."""
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -127,11 +147,13 @@ class Rollout:
         offsets = np.cumsum([0] + [len(p) for p in parts[:-1]])
         next_index = [np.where(p.next_index >= 0, p.next_index + off, -1) for p, off in zip(parts, offsets)]
         hidden = None if parts[0].hidden is None else np.concatenate([p.hidden for p in parts])
+        captures = [dataclasses.replace(c, index=c.index + int(off)) for p, off in zip(parts, offsets)
+                    for c in p.captures]
         return Rollout(*(np.concatenate([getattr(p, name) for p in parts]) for name in
                          ("observations", "masks", "actions", "logp", "values", "rewards")),
                        np.concatenate(next_index), np.concatenate([p.done for p in parts]),
                        np.concatenate([p.bootstrap for p in parts]),
-                       [h for p in parts for h in p.hands], sum(p.env_steps for p in parts), hidden)
+                       [h for p in parts for h in p.hands], sum(p.env_steps for p in parts), hidden, captures)
 
 
 class Collector:
@@ -140,7 +162,7 @@ class Collector:
     def __init__(self, game: str, num_players: int, num_envs: int, seed: int, model: torch.nn.Module,
                  reward_scale: float, gamma: float, shaping: bool, shaping_coef: float, backend: str = "python",
                  shaping_potential: str = "deadwood", pool: tuple | None = None, critic: torch.nn.Module | None = None,
-                 win_bonus: float = 0.0, **rule_options):
+                 win_bonus: float = 0.0, capture_rate: float = 0.0, **rule_options):
         self.game = game
         self.num_players = num_players
         self.venv = VectorGame(game, num_envs, num_players, seed=seed, reward_scale=reward_scale,
@@ -155,6 +177,8 @@ class Collector:
         self.rng = np.random.default_rng(seed)
         self.generator = torch.Generator()
         self.generator.manual_seed(seed)
+        self.capture_rate = float(capture_rate)
+        self.capture_rng = np.random.default_rng([seed, 7])  # its own stream: capturing changes no hand
         self.opponents: dict[str, object] = {}
         self.pool_names: list[str] = ["self"]
         self.pool_probs = np.ones(1)
@@ -244,6 +268,7 @@ class Collector:
         next_index: list[int] = []
         done: list[bool] = []
         hands = []
+        captures: list[Capture] = []
         count = 0
         env_steps = 0
         actions = np.zeros(n, np.int64)
@@ -278,6 +303,8 @@ class Collector:
                     hidden_parts.append(hidden)
                     if teacher is None:
                         values = self._critic_values(obs, hidden)
+                if self.capture_rate and teacher is None:
+                    captures.extend(self._captures(mine, seats, msk, count))
                 obs_parts.append(obs)
                 mask_parts.append(msk)
                 action_parts.append(np.asarray(chosen, np.int64))
@@ -342,4 +369,18 @@ class Collector:
                        np.concatenate(logp_parts).astype(np.float32), np.concatenate(value_parts).astype(np.float32),
                        np.asarray(rewards, np.float32), np.asarray(next_index, np.int64), np.asarray(done, bool),
                        bootstrap, hands, env_steps,
-                       np.concatenate(hidden_parts) if hidden_parts else None)
+                       np.concatenate(hidden_parts) if hidden_parts else None, captures)
+
+    def _captures(self, rows: np.ndarray, seats: np.ndarray, masks: np.ndarray, first_index: int) -> list[Capture]:
+        """A ``capture_rate`` share of the learner's decisions in ``rows`` with more than one legal
+        move, each with its hand's true state; none against random (nothing to search there)."""
+        drawn = self.capture_rng.random(len(rows)) < self.capture_rate
+        captures = []
+        for k in np.flatnonzero(drawn & ((masks != 0).sum(axis=1) > 1)).tolist():
+            i = int(rows[k])
+            name = self.opponent[i]
+            if name == "random":
+                continue
+            opponent_seats = () if name == "self" else tuple(int(s) for s in np.flatnonzero(~self.learner[i]))
+            captures.append(Capture(first_index + k, self.venv.state(i), int(seats[k]), name, opponent_seats))
+        return captures

@@ -64,6 +64,8 @@ def model_config(config: TrainConfig) -> dict:
             settings |= {"layout": config.card_layout, "rank": config.card_rank}
         if config.solver_plane:
             settings["solver_plane"] = True
+        if config.card_layers != 2:
+            settings["layers"] = config.card_layers
         return settings
     return {"kind": "mlp", "hidden": list(config.mlp_hidden), "activation": "tanh"}
 
@@ -224,7 +226,8 @@ def ppo_settings(config: TrainConfig, update: int, num_updates: int) -> PPOSetti
                        vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm, target_kl=config.target_kl,
                        gamma=config.gamma, gae_lambda=config.gae_lambda, learning_rate=rate,
                        value_only=update < config.value_warmup_updates, seed=config.seed * 100_003 + update,
-                       expert_coef=config.expert_coef if config.expert_every else 0.0)
+                       expert_coef=config.expert_coef if config.expert_every else 0.0,
+                       expert_target=config.expert_target)
 
 
 def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:

@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from agents.policy import build_network
+from agents.policy_search import Actors, GreedyNetwork
 from agents.registry import make_agent
 
 from .config import vector_backend
@@ -106,6 +107,7 @@ class Station:
         self.agents: dict[str, object] = {}
         self.pool = (["self"], [1.0])
         self.search = None
+        self.greedy: dict[str, object] = {}  # snapshots as rollout opponents (expert_worlds: true)
         capacity = -(-config["expert_buffer"] // max(1, config["num_workers"]))
         self.targets = SearchTargets(capacity)
 
@@ -124,7 +126,8 @@ class Station:
         self.collector = Collector(c["game"], c["num_players"], c["num_envs"], seed, self.model, c["reward_scale"],
                                    c["gamma"], c["shaping"], c["shaping_coef"], backend=vector_backend(c),
                                    shaping_potential=c.get("shaping_potential", "deadwood"),
-                                   pool=self._pool(seed), critic=self.critic, win_bonus=c.get("win_bonus", 0.0))
+                                   pool=self._pool(seed), critic=self.critic, win_bonus=c.get("win_bonus", 0.0),
+                                   capture_rate=capture_rate(c))
 
     def pool_update(self, names: list[str], probs: list[float], snapshots: dict[str, dict]) -> None:
         for name, state in snapshots.items():
@@ -149,8 +152,10 @@ class Station:
         if state_dict is not None:
             self.model.load_state_dict(state_dict)
         rollout = self.collector.collect(target)
-        if not keep:
-            return rollout
+        self.greedy.clear()
+        if not keep:  # the captured states stay here, for search_targets
+            self.rollout = rollout if rollout.captures else None
+            return dataclasses.replace(rollout, captures=[])
         self.rollout = rollout
         return Summary(len(rollout), rollout.env_steps, rollout.hands)
 
@@ -160,12 +165,34 @@ class Station:
         self.rollout = None
         return stats
 
-    def search_targets(self, count: int, seed: int) -> np.ndarray:
+    def search_targets(self, count: int, seed: int, send: bool = False):
         """Search ``count`` positions of the kept rollout with the current network (expert
-        iteration); the searched ones join the targets. Returns [searched, deviated, gain sum]."""
+        iteration); the searched ones join the targets. Returns [searched, deviated, gain sum];
+        with ``send`` (a learner elsewhere) also the targets, which are then not kept here."""
         if self.search is None:
             self.search = expert_search(self.config, self.model)
-        return search_positions(self.search, self.rollout, self.targets, count, seed * 1000 + self.worker)
+        targets = SearchTargets(count) if send else self.targets
+        seed = seed * 1000 + self.worker
+        if self.config.get("expert_worlds", "observation") == "true":
+            found = search_captures(self.search, self.rollout, targets, count, seed, self._actors)
+        else:
+            found = search_positions(self.search, self.rollout, targets, count, seed)
+        if send:
+            self.rollout = None
+            return found, targets.arrays()
+        return found
+
+    def _actors(self, capture) -> Actors | None:
+        """Who plays the other seats of a captured hand in its rollouts: the pool entry it was
+        dealt against (a snapshot greedily), or the policy itself against ``self``."""
+        if capture.opponent == "self":
+            return None
+        opponent = self.collector.opponents[capture.opponent]
+        if isinstance(opponent, torch.nn.Module):
+            if capture.opponent not in self.greedy:
+                self.greedy[capture.opponent] = GreedyNetwork(opponent)
+            opponent = self.greedy[capture.opponent]
+        return Actors(opponent, capture.opponent_seats)
 
     # ------------------------------------------------------------------ cloning
 
@@ -345,8 +372,11 @@ class Stations:
     def update(self, settings: PPOSettings) -> dict:
         return self._all("update", settings)[0]
 
-    def search_targets(self, count: int, seed: int) -> np.ndarray:
-        return np.sum(self._all("search_targets", self.share(count), seed), axis=0)
+    def search_targets(self, count: int, seed: int, send: bool = False):
+        """Every process searches its share; summed statistics, or with ``send`` each process's
+        (statistics, targets)."""
+        found = self._all("search_targets", self.share(count), seed, send)
+        return found if send else np.sum(found, axis=0)
 
     def record_teacher(self, target: int, teacher: str, learner_share: float = 0.0) -> int:
         return sum(self._all("record_teacher", self.share(target), teacher, learner_share))
@@ -402,23 +432,61 @@ class Stations:
 
 
 class SearchTargets:
-    """The searched positions a process keeps, the newest ``capacity`` (expert iteration)."""
+    """The searched positions a process keeps, the newest ``capacity`` (expert iteration): each
+    with the move the search chose, and its candidates with their searched values (points)."""
+
+    FIELDS = ("observations", "masks", "actions", "candidates", "values")
 
     def __init__(self, capacity: int):
         self.capacity = capacity
         self.observations: np.ndarray | None = None
         self.masks: np.ndarray | None = None
         self.actions = np.zeros(0, np.int64)
+        self.candidates = np.zeros((0, 0), np.int64)
+        self.values = np.zeros((0, 0), np.float32)
 
     def __len__(self) -> int:
         return len(self.actions)
 
-    def add(self, observations: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> None:
+    def arrays(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.FIELDS)
+
+    def add(self, observations: np.ndarray, masks: np.ndarray, actions: np.ndarray,
+            candidates: np.ndarray | None = None, values: np.ndarray | None = None) -> None:
+        """Add searched positions (``candidates`` -1 and ``values`` NaN where a row has fewer)."""
+        rows = len(actions)
+        if candidates is None:
+            candidates, values = np.asarray(actions, np.int64)[:, None], np.zeros((rows, 1), np.float32)
         if self.observations is None:
             self.observations, self.masks = observations[:0], masks[:0]
-        self.observations = np.concatenate([self.observations, observations])[-self.capacity:]
-        self.masks = np.concatenate([self.masks, masks])[-self.capacity:]
-        self.actions = np.concatenate([self.actions, np.asarray(actions, np.int64)])[-self.capacity:]
+        width = max(self.candidates.shape[1], candidates.shape[1])
+        kept = self.capacity
+        self.observations = np.concatenate([self.observations, observations])[-kept:]
+        self.masks = np.concatenate([self.masks, masks])[-kept:]
+        self.actions = np.concatenate([self.actions, np.asarray(actions, np.int64)])[-kept:]
+        self.candidates = np.concatenate([_widen(self.candidates, width, -1),
+                                          _widen(np.asarray(candidates, np.int64), width, -1)])[-kept:]
+        self.values = np.concatenate([_widen(self.values, width, np.nan),
+                                      _widen(np.asarray(values, np.float32), width, np.nan)])[-kept:]
+
+
+def _widen(array: np.ndarray, width: int, fill) -> np.ndarray:
+    """``array`` (rows, k) padded with ``fill`` to (rows, ``width``)."""
+    if array.shape[1] == width:
+        return array
+    out = np.full((len(array), width), fill, array.dtype)
+    out[:, :array.shape[1]] = array
+    return out
+
+
+def capture_rate(config: dict) -> float:
+    """The share of learner decisions kept with their true state: enough for ``expert_positions``
+    searches per update with some to spare (many decisions have one legal move, are against random,
+    or are ones the policy is sure of and the search skips), none without expert iteration on the
+    true worlds."""
+    if not config.get("expert_every") or config.get("expert_worlds", "observation") != "true":
+        return 0.0
+    return min(1.0, 4.0 * config["expert_positions"] / config["rollout_size"])
 
 
 def search_positions(search, rollout: Rollout, targets: SearchTargets, count: int, seed: int) -> np.ndarray:
@@ -429,8 +497,35 @@ def search_positions(search, rollout: Rollout, targets: SearchTargets, count: in
     rows = np.sort(rng.choice(choices, size=min(count, len(choices)), replace=False))
     seeds = rng.integers(0, 2**63 - 1, size=len(rows)).tolist()
     result = search.search(rollout.observations[rows], rollout.masks[rows], seeds)
+    return _add_targets(result, rows, rollout, targets)
+
+
+def search_captures(search, rollout: Rollout, targets: SearchTargets, count: int, seed: int,
+                    actors_of) -> np.ndarray:
+    """``search_positions`` on ``count`` of the rollout's captured decisions, each searched in the
+    true worlds of its hand (``PolicySearch.search_states``), the other seats played as
+    ``actors_of(capture)`` says."""
+    captures = rollout.captures
+    rng = np.random.default_rng(seed)
+    if captures:  # the positions the search would search: the policy is unsure there
+        rows = np.array([c.index for c in captures], np.int64)
+        top = search.policy(rollout.observations[rows], rollout.masks[rows])[0].max(axis=1)
+        unsure = [c for c, p in zip(captures, top.tolist()) if p < search.budget.confidence]
+        captures = unsure or captures
+    chosen = np.sort(rng.choice(len(captures), size=min(count, len(captures)), replace=False))
+    picked = [captures[k] for k in chosen.tolist()]
+    rows = np.array([c.index for c in picked], np.int64)
+    seeds = rng.integers(0, 2**63 - 1, size=len(rows)).tolist()
+    result = search.search_states(rollout.observations[rows], rollout.masks[rows], [c.state for c in picked],
+                                  [c.seat for c in picked], [actors_of(c) for c in picked], seeds)
+    return _add_targets(result, rows, rollout, targets)
+
+
+def _add_targets(result, rows: np.ndarray, rollout: Rollout, targets: SearchTargets) -> np.ndarray:
+    """The searched rows' chosen moves join ``targets``; [searched, deviated, sum of estimated gains]."""
     kept = rows[result.searched]
-    targets.add(rollout.observations[kept], rollout.masks[kept], result.actions[result.searched])
+    targets.add(rollout.observations[kept], rollout.masks[kept], result.actions[result.searched],
+                result.candidates[result.searched], result.values[result.searched].astype(np.float32))
     column = np.argmax(result.candidates == result.actions[:, None], axis=1)
     gains = (result.values[np.arange(len(rows)), column] - result.values[:, 0])[result.searched]
     return np.array([len(kept), int((result.actions != result.policy_actions).sum()), float(np.nansum(gains))])
@@ -443,8 +538,9 @@ def expert_search(config: dict, model: torch.nn.Module):
 
     rules = make_ruleset(config["game"], config["num_players"])
     budget = budget_from_settings(config["expert_search"])
+    win_points = config.get("win_bonus", 0.0) / config["reward_scale"]  # the reward's bonus, in points
     return PolicySearch(config["game"], config["num_players"], TorchPolicy(model), budget,
-                        PointsFromValue.from_config(rules, config))
+                        PointsFromValue.from_config(rules, config), win_points=win_points)
 
 
 def make_critic(config: dict) -> torch.nn.Module | None:
@@ -567,6 +663,12 @@ class CentralLearning:
         return stats
 
     def search_targets(self, count: int, seed: int) -> np.ndarray:
+        if self.config.expert_worlds == "true":  # the true states stayed in the collecting processes
+            found = self.stations.search_targets(count, seed, send=True)
+            for _, arrays in found:
+                if len(arrays[2]):
+                    self.targets.add(*arrays)
+            return np.sum([stats for stats, _ in found], axis=0)
         if self.search is None:  # the search plays on the CPU: a copy of the network there
             self.search_model = copy.deepcopy(self.learner.model).cpu().eval()
             self.search = expert_search(dataclasses.asdict(self.config), self.search_model)
