@@ -35,6 +35,8 @@ setting         default   meaning
 ``depth``       2         our own turns played before the value cut; 0: to the hand's end
 ``confidence``  0.95      no search when the policy's top probability is at least this (0 < c <= 1)
 ``z``           0         standard errors of paired gain needed to leave the policy's choice (>= 0)
+``belief``      none      hidden cards guessed uniformly (``none``), by the shipped belief
+                          (``pretrained``) or by a belief file (a path; ``agents.belief``)
 ==============  ========  ==================================================================
 
 The rollouts play single hands: in match mode the policy in a rollout sees match scores of 0.
