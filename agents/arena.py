@@ -641,7 +641,8 @@ def check_output_paths(**paths: str | None) -> None:
         path = Path(text)
         flag = f"--{option}"
         if path.is_dir() or text.endswith(("/", os.sep)):
-            raise AgentError(f"{flag} {text}: is a folder; give a file name, e.g. {path / ('arena.' + _SUFFIX[option])}")
+            raise AgentError(f"{flag} {text}: is a folder; give a file name, "
+                             f"e.g. {path / ('arena.' + _SUFFIX[option])}")
         if option == "plot" and path.suffix.lower() not in (".png", ".pdf", ".svg"):
             raise AgentError(f"{flag} {text}: expected a file name ending .png (or .pdf, .svg)")
         try:
@@ -702,7 +703,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a rule option of the game (docs/rules.md), e.g. wild_joker=true; repeatable")
     parser.add_argument("--csv", metavar="FILE", help="write the per-agent table as CSV")
     parser.add_argument("--json", metavar="FILE", help="write the summary (config, agents, tables) as JSON")
-    parser.add_argument("--plot", metavar="FILE.png", help="write a chart of win rates and ratings (.png, .pdf or .svg)")
+    parser.add_argument("--plot", metavar="FILE.png",
+                        help="write a chart of win rates and ratings (.png, .pdf or .svg)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
 

@@ -53,7 +53,6 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from rummy_env import solver
 from rummy_env.encoding import num_actions, observation_layout
 from rummy_env.ruleset import make_ruleset
 from rummy_env.vector import VectorGame

@@ -36,8 +36,8 @@ def _loose_planes(obs, hand_at, wild_at, params, rank_values, tables, state, scr
         o = obs[row]
         for c in range(53):
             hand[c] = np.int64(o[hand_at + c])
-        best, _, _ = arrange(hand, wild_rank(wild_card_of(o, wild_at)), params, rank_values, tables, state, scratch, memo,
-                             pmemo, out, nat, loose)
+        best, _, _ = arrange(hand, wild_rank(wild_card_of(o, wild_at)), params, rank_values, tables, state, scratch,
+                             memo, pmemo, out, nat, loose)
         for c in range(53):
             planes[row, c] = np.float32(nat[c] if best < 0 else loose[c])
     return planes

@@ -103,7 +103,8 @@ def batch_rates(game: str, seconds: float, batch: int, num_players: int = 2, see
         slow_time += time.process_time() - start
         solver.use_compiled(True)
         if old != actions.tolist():
-            raise AssertionError(f"{game}: act_batch and act disagree on {sum(a != b for a, b in zip(old, actions))} rows")
+            raise AssertionError(f"{game}: act_batch and act disagree on "
+                                 f"{sum(a != b for a, b in zip(old, actions))} rows")
         decisions += len(actions)
         for i, ((state, _), action) in enumerate(zip(games, actions.tolist())):
             state.apply(moves[action])

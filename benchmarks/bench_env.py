@@ -166,7 +166,8 @@ def _pettingzoo_gin(seconds: float, seed: int = 0) -> float:
     try:
         from pettingzoo.classic import gin_rummy_v4
     except ImportError as error:  # gone from PettingZoo after 1.26, and it needs rlcard
-        raise ImportError(f"pettingzoo.classic.gin_rummy_v4 is not importable (pettingzoo==1.26.1 with rlcard): {error.msg[:60]}") from None
+        raise ImportError(f"pettingzoo.classic.gin_rummy_v4 is not importable (pettingzoo==1.26.1 with rlcard): "
+                          f"{error.msg[:60]}") from None
 
     env = gin_rummy_v4.env()
     rng = random.Random(seed)

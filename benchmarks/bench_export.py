@@ -121,7 +121,8 @@ def game_figures(game: str, checkpoint: str | None, calls: int, runs: int, num_p
         torch_agent = PolicyAgent(model, game, meta["num_players"])
         parameters = sum(p.numel() for p in model.parameters())
         figures = {"parameters": parameters}
-        calls_to_time = (("onnx_session", session_run), ("onnx_agent", onnx_agent.act), ("torch_agent", torch_agent.act))
+        calls_to_time = (("onnx_session", session_run), ("onnx_agent", onnx_agent.act),
+                         ("torch_agent", torch_agent.act))
         for name, call in calls_to_time:
             figures[f"{name}_us"], figures[f"{name}_cpu_us"] = per_call_us(call, observations, masks, calls, runs)
         return figures

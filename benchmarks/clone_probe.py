@@ -8,8 +8,9 @@ holds out a tenth, clones each network on the rest for ``--epochs`` passes (Adam
 size from 1e-3 to 55% of it, as ``train.py`` clones), and prints the held-out agreement per decision
 type after each pass. The networks: ``default`` (the card network, layout 2), ``wide`` (channels
 64, global size 256), ``solver-plane`` (the default with the solver plane,
-``agents.solver_planes``) and ``deep`` (the default with four mixing layers, ``card_layers: 4``). A probe of what the representation lets a network learn: it plays no
-hands (docs/training.md, "The solver plane").
+``agents.solver_planes``) and ``deep`` (the default with four mixing layers, ``card_layers: 4``).
+A probe of what the representation lets a network learn: it plays no hands (docs/training.md,
+"The solver plane").
 """
 
 from __future__ import annotations
@@ -93,8 +94,10 @@ def clone(network: str, game: str, players: int, data, epochs: int, seed: int, l
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python benchmarks/clone_probe.py", description=__doc__.split("\n\n")[0],
-                                     epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", default="indian", choices=("indian", "basic", "romi"), help="the game (default indian)")
+                                     epilog=__doc__.split("\n\n", 2)[2],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", default="indian", choices=("indian", "basic", "romi"),
+                        help="the game (default indian)")
     parser.add_argument("--players", type=int, default=2, help="players at the table (default 2)")
     parser.add_argument("--teacher", default="rule", help="the agent spec to clone (default rule)")
     parser.add_argument("--decisions", type=int, default=150_000, help="teacher decisions recorded (default 150,000)")
@@ -110,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     data = record(args.game, args.players, args.teacher, args.decisions, args.seed)
     print(f"recorded {len(data[2]):,} decisions of {args.teacher} ({args.game}, {args.players} players)")
-    final = {name: clone(name, args.game, args.players, data, args.epochs, args.seed) for name in args.networks.split(",")}
+    final = {name: clone(name, args.game, args.players, data, args.epochs, args.seed)
+             for name in args.networks.split(",")}
     print("\nheld-out agreement after the last pass:")
     for name, report in final.items():
         print(f"  {name:>12}: " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in report.items()))

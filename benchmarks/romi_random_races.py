@@ -81,7 +81,8 @@ def percent(count: int, total: int) -> str:
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(prog="python benchmarks/romi_random_races.py",
                                      description=__doc__.split("\n\n")[2].replace("\n", " "))
-    parser.add_argument("--agents", nargs="+", default=["rule"], help="agent specs to play against random (default: rule)")
+    parser.add_argument("--agents", nargs="+", default=["rule"],
+                        help="agent specs to play against random (default: rule)")
     parser.add_argument("--hands", type=int, default=4000, help="hands per agent, on duplicate deals (default 4000)")
     parser.add_argument("--seed", type=int, default=7, help="seed of the deals (default 7)")
     args = parser.parse_args(argv)

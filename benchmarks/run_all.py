@@ -41,8 +41,8 @@ def report(figures: dict) -> str:
     lines += ["", "Environment: random legal play with observation and mask every step",
               f"  {'env':<18}{'players':>8}{'steps/s':>10}{'per CPU s':>11}   target (judged per CPU second)"]
     for row in figures["env"].values():
-        lines.append(f"  {row['env']:<18}{row['players']:>8}{row['steps_per_s']:>10,.0f}{row['steps_per_cpu_s']:>11,.0f}"
-                     f"   {row['target']:,} ({target_verdict(row)})")
+        lines.append(f"  {row['env']:<18}{row['players']:>8}{row['steps_per_s']:>10,.0f}"
+                     f"{row['steps_per_cpu_s']:>11,.0f}   {row['target']:,} ({target_verdict(row)})")
     games = sorted({game for per_game in figures["agents"].values() for game in per_game})
     lines += ["", "Agents: decisions/s", f"  {'agent':<10}" + "".join(f"{game:>10}" for game in games)]
     for spec, per_game in figures["agents"].items():

@@ -100,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy", default=None, help="the policy spec (default pretrained:GAME)")
     parser.add_argument("--opponent", default="rule", help="the opponent's agent spec (default rule)")
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
-    parser.add_argument("--deals", type=int, default=200, help="duplicate deals, each played in both seats (default 200)")
+    parser.add_argument("--deals", type=int, default=200,
+                        help="duplicate deals, each played in both seats (default 200)")
     parser.add_argument("--budget", default="worlds=16,candidates=3,depth=0,confidence=0.9",
                         help="the search's budget settings (agents.policy_search; default %(default)s)")
     parser.add_argument("--belief", default="pretrained", help="the belief of mode belief (default pretrained)")

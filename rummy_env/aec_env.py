@@ -274,7 +274,8 @@ class raw_env(AECEnv, EzPickle):
                 and not (self.terminations[agent] or self.truncations[agent])):
             mask = self._hand.mask()
         else:
-            mask = _NO_MASK_BYTES.get(self._num_actions) or _NO_MASK_BYTES.setdefault(self._num_actions, bytes(self._num_actions))
+            mask = (_NO_MASK_BYTES.get(self._num_actions)
+                    or _NO_MASK_BYTES.setdefault(self._num_actions, bytes(self._num_actions)))
         # numpy arrays over bytes are read-only
         result = {"observation": obs, "action_mask": _frombuffer(mask, _INT8)}
         self._observed = (agent, self._version, result)
@@ -306,7 +307,8 @@ class raw_env(AECEnv, EzPickle):
         except TypeError:
             index = -1
         if not 0 <= index < self._num_actions:
-            self._illegal(agent, action, f"illegal action {action!r} for {agent}: expected an int in 0..{self._num_actions - 1} ({self.metadata['name']})")
+            self._illegal(agent, action, f"illegal action {action!r} for {agent}: "
+                                         f"expected an int in 0..{self._num_actions - 1} ({self.metadata['name']})")
             return
         try:
             self._hand.play(index)
@@ -387,8 +389,8 @@ class raw_env(AECEnv, EzPickle):
         """``action`` in words for the current state, e.g. ``"action 7 (discard 6s)"``."""
         index = -1 if isinstance(action, (bool, np.bool_)) else _index_or_none(action)
         if index is None or not 0 <= index < self._num_actions:
-            raise ValueError(f"describe_action({action!r}): expected an action id, an int in 0..{self._num_actions - 1} "
-                             f"({self.metadata['name']})")
+            raise ValueError(f"describe_action({action!r}): expected an action id, "
+                             f"an int in 0..{self._num_actions - 1} ({self.metadata['name']})")
         return f"action {index} {self.game_state.describe_move(self._layout.moves[index])}"
 
 

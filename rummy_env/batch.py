@@ -174,7 +174,8 @@ class VectorGame:
         masks = self.action_masks
         for i, action in zip(rows, values):
             if not 0 <= action < self.num_actions:
-                raise IllegalActionError(f"row {i}: action {action} is out of range: expected 0..{self.num_actions - 1}")
+                raise IllegalActionError(f"row {i}: action {action} is out of range: "
+                                         f"expected 0..{self.num_actions - 1}")
             if not masks[i, action]:
                 self._refuse(i, action)
 
@@ -217,12 +218,14 @@ class VectorGame:
             raise TypeError(f"state of type {type(state).__name__}: expected a rummy_env.game.GameState")
         if state.rules != self.rules:
             raise ValueError(f"state of {state.rules.game} for {state.rules.num_players} players (its rule "
-                             f"set): expected one of this VectorGame's rule set ({self.game}, {self.num_players} players)")
+                             f"set): expected one of this VectorGame's rule set ({self.game}, "
+                             f"{self.num_players} players)")
         if state.phase == PHASE_OVER:
             raise ValueError("state: the hand is over; load a hand that still has a move to play")
         if self.match_mode != (match is not None):
             raise ValueError("match: expected the Match of the hand in match mode (match=True) and None otherwise"
-                             if self.match_mode else "match: given, but this VectorGame plays single hands (match=False)")
+                             if self.match_mode
+                             else "match: given, but this VectorGame plays single hands (match=False)")
         if match is not None and (not isinstance(match, Match) or match.is_over):
             raise ValueError("match: expected a rummy_env.match.Match that is not over")
         if not self._rngs:

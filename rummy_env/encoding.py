@@ -73,9 +73,10 @@ from .game import (
 from .games import by_game, game_spec
 from .melds import SET
 from .obs_spec import (
-    DEAL, MAX_TABLE_MELDS, MOVE_KEPT, MOVES, OBSERVE, ONE, ObservationLayout, discard_cap, layout_for,
-    observation_layout, observation_size, rules_for,
+    DEAL, MAX_TABLE_MELDS, MOVE_KEPT, MOVES, OBSERVE, ONE, discard_cap, layout_for, rules_for,
 )
+# Re-exported: agents, tests and docs/env.md take the observation layout and size from this module.
+from .obs_spec import observation_layout as observation_layout, observation_size as observation_size
 from .ruleset import RuleSet
 from .table import template_index
 
@@ -165,9 +166,11 @@ class ActionLayout:
         try:
             index = operator.index(action)
         except TypeError:
-            raise EncodingError(f"action {action!r} is not an int: expected an id in 0..{self.num_actions - 1}") from None
+            raise EncodingError(f"action {action!r} is not an int: "
+                                f"expected an id in 0..{self.num_actions - 1}") from None
         if not 0 <= index < self.num_actions:
-            raise EncodingError(f"action {action!r} is out of range for {self.game!r}: expected 0..{self.num_actions - 1}")
+            raise EncodingError(f"action {action!r} is out of range for {self.game!r}: "
+                                f"expected 0..{self.num_actions - 1}")
         return self.moves[index]
 
 

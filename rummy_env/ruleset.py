@@ -104,7 +104,8 @@ def _check_int(name: str, value, low: int, high: int | None = None, allow_none: 
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
         span = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"option {name}={value!r} is out of range: expected an int {span}" + (" or None" if allow_none else ""))
+        raise ValueError(f"option {name}={value!r} is out of range: expected an int {span}"
+                         + (" or None" if allow_none else ""))
 
 
 def make_ruleset(game: str, num_players: int = 2, **options) -> RuleSet:

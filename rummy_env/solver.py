@@ -731,7 +731,8 @@ def indian_penalty(counts: Sequence[int], wild_rank: int | None = None) -> int:
     return _python_penalty(_bytes(counts), wild_rank)
 
 
-def indian_penalty_within(counts: _np.ndarray, wild_rank: int | None, copies: int, jokers: int, cards: int) -> int | None:
+def indian_penalty_within(counts: _np.ndarray, wild_rank: int | None, copies: int, jokers: int,
+                          cards: int) -> int | None:
     """``indian_penalty`` of a count array (53 integers, or floats holding whole numbers) in one
     compiled call, if every natural card is held at most ``copies`` times, the joker at most
     ``jokers`` times and the hand holds at most ``cards`` cards; else None, as it is when the
@@ -820,7 +821,8 @@ def hand_penalties(game: str, counts, wild_rank=None) -> _np.ndarray:
     fast = _compiled
     hands = _np.asarray(counts)
     if hands.dtype.kind not in "iuf":
-        raise ValueError(f"hand_penalties: counts are whole numbers (an integer or float dtype), not dtype {hands.dtype}")
+        raise ValueError(f"hand_penalties: counts are whole numbers (an integer or float dtype), "
+                         f"not dtype {hands.dtype}")
     if hands.ndim != 2 or hands.shape[1] != NUM_TYPES:
         raise ValueError(f"hand_penalties takes an (N, {NUM_TYPES}) array of counts, one hand a row, "
                          f"not an array of shape {hands.shape}")
@@ -890,7 +892,8 @@ def _row_error(game: str, row: int, counts: _np.ndarray, max_jokers: int) -> Val
         elif x != int(x):
             why = f"the count of {name} is {x!r}, not a whole number"
         elif card == JOKER and x > max_jokers:
-            why = f"{game!r} has no jokers, not {int(x)}" if max_jokers == 0 else f"{int(x)} jokers, more than {max_jokers}"
+            why = (f"{game!r} has no jokers, not {int(x)}" if max_jokers == 0
+                   else f"{int(x)} jokers, more than {max_jokers}")
         elif card != JOKER and x > 2:
             why = f"{int(x)} copies of {name}: a natural card is held at most twice (two decks)"
         else:

@@ -356,7 +356,8 @@ def test_checkpoint_round_trip(tmp_path):
     raw = torch.load(path, weights_only=True)
     assert raw["format"] == CHECKPOINT_FORMAT and raw["game"] == "basic" and raw["num_players"] == 2
     loaded, meta = load_checkpoint(path, "basic", 2)
-    assert meta["config"]["learning_rate"] == 3e-4 and meta["model"] == {"kind": "mlp", "hidden": [24, 16], "activation": "relu"}
+    assert meta["config"]["learning_rate"] == 3e-4
+    assert meta["model"] == {"kind": "mlp", "hidden": [24, 16], "activation": "relu"}
     state = after_draw(GameState.new("basic", 2, seed=4))
     observation, mask = seat_view(state)
     obs = torch.as_tensor(observation[None])

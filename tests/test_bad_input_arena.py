@@ -168,7 +168,8 @@ def test_main_returns_an_exit_status_for_console_scripts():
     assert arena.main(SMALL_RUN) == 0
 
 
-@pytest.mark.parametrize("hands, cores, workers", [(10, 16, 1), (150, 16, 1), (2000, 2, 2), (2000, 64, 8), (400, 64, 4)])
+@pytest.mark.parametrize("hands, cores, workers",
+                         [(10, 16, 1), (150, 16, 1), (2000, 2, 2), (2000, 64, 8), (400, 64, 4)])
 def test_default_workers_grow_with_the_run_up_to_the_cores(hands, cores, workers):
     config = ArenaConfig(game="indian", agents=("random", "rule"), hands=hands)
     assert default_workers(config, cores=cores) == workers

@@ -60,7 +60,8 @@ def test_G2_a_wild_rank_not_in_g2_notation_is_an_error_naming_it(wild_rank):
     for call in (lambda: rules.is_meld("indian", "7h 8h 9h", wild_rank=wild_rank),
                  lambda: rules.hand_penalty("indian", "7h 8h 9h", wild_rank=wild_rank),
                  lambda: rules.can_declare("Ah 2h 3h 5c 6c * 9s 9h 9d Kd Kc Ks 4d", wild_rank=wild_rank)):
-        with pytest.raises(CardError, match=f"wild_rank: bad rank {wild_rank!r}".replace("[", r"\[").replace(".", r"\.")):
+        with pytest.raises(CardError,
+                           match=f"wild_rank: bad rank {wild_rank!r}".replace("[", r"\[").replace(".", r"\.")):
             call()
 
 

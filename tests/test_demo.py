@@ -47,7 +47,8 @@ def test_the_default_demo_shows_three_winners(capsys):
 
 
 def test_train_py_help_runs():
-    done = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "train.py"), "--help"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "train.py"), "--help"],
+                          capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "--seed" in done.stdout
 
 

@@ -181,7 +181,8 @@ def test_observation_is_float32_and_within_bounds(game, players):
         for seat in range(players):
             obs = E.encode_observation(state, seat, match_totals=[700] * players)
             assert obs.dtype == np.float32 and obs.shape == (layout.size,)
-            assert np.all(obs >= layout.low) and np.all(obs <= layout.high), f"out of bounds at {np.flatnonzero((obs < layout.low) | (obs > layout.high))}"
+            assert np.all(obs >= layout.low) and np.all(obs <= layout.high), (
+                f"out of bounds at {np.flatnonzero((obs < layout.low) | (obs > layout.high))}")
 
 
 def test_named_parts_hold_what_the_docs_say():
@@ -292,7 +293,8 @@ def test_public_facts_reach_the_observation(game):
         parts = E.split_observation(E.encode_observation(state, observer), game, 2)
         opponent = state.current
         assert np.array_equal(parts["known"][1], state.known[opponent])
-        assert np.array_equal(parts["discarded"][1], np.minimum(state.discarded[opponent], E.discard_cap(state.rules.decks, state.rules.printed_jokers)))
+        cap = E.discard_cap(state.rules.decks, state.rules.printed_jokers)
+        assert np.array_equal(parts["discarded"][1], np.minimum(state.discarded[opponent], cap))
         assert parts["hand_sizes"][1] * state.rules.hand_size == pytest.approx(sum(state.hands[opponent]))
         seen_known += any(state.known[opponent])
         seen_discard += any(state.discarded[opponent])

@@ -185,7 +185,8 @@ def test_an_illegal_action_raises_naming_it_and_changes_nothing(game):
     before = e.game_state.to_dict()
     mask = e.observe("player_0")["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[5])
-    with pytest.raises(IllegalActionError, match=rf"illegal action {illegal} \(.*\) for player_0: draw first") as refused:
+    with pytest.raises(IllegalActionError,
+                       match=rf"illegal action {illegal} \(.*\) for player_0: draw first") as refused:
         e.step(illegal)
     assert str(refused.value).count("player_0") == 1  # the player is named once
     assert e.game_state.to_dict() == before
@@ -239,7 +240,8 @@ def test_default_illegal_reward_is_the_worst_hand_loss():
 # ----------------------------------------------------------------------------- rewards
 
 
-@pytest.mark.parametrize("game, players", [("indian", 2), ("indian", 4), ("basic", 2), ("basic", 3), ("romi", 2), ("romi", 4)])
+@pytest.mark.parametrize("game, players",
+                         [("indian", 2), ("indian", 4), ("basic", 2), ("basic", 3), ("romi", 2), ("romi", 4)])
 def test_rewards_are_zero_sum_and_equal_the_engine_result(game, players):
     rng = random.Random(4)
     outcomes = set()

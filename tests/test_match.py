@@ -18,7 +18,8 @@ def nothing(players: int, outcome: str = "stalemate") -> HandResult:
     return HandResult(outcome, None, (0,) * players)
 
 
-@pytest.mark.parametrize("game, target, lowest_wins", [("indian", 400, True), ("basic", 100, False), ("romi", 250, True)])
+@pytest.mark.parametrize("game, target, lowest_wins",
+                         [("indian", 400, True), ("basic", 100, False), ("romi", 250, True)])
 def test_I8_B6_R8_default_targets_and_who_wins(game, target, lowest_wins):
     # Indian to 400 and römi to 250 add penalties, lowest wins; Basic to 100 adds scores, highest wins.
     match = Match.new(game, 2)

@@ -288,7 +288,8 @@ def test_I5_the_search_finds_the_declaration_a_weak_policy_ranks_second():
     assert mask[declare] and mask[plain]
     weights = np.full(len(mask), 0.2 / (mask.sum() - 2))
     weights[plain], weights[declare] = 0.5, 0.3
-    agent = PolicySearchAgent("indian", 2, FixedPreferences(weights), SearchBudget(worlds=6, candidates=2, depth=0), seed=4)
+    agent = PolicySearchAgent("indian", 2, FixedPreferences(weights), SearchBudget(worlds=6, candidates=2, depth=0),
+                              seed=4)
     result = agent.search_batch(observation[None], mask[None])
     assert result.searched[0] and result.candidates[0].tolist() == [plain, declare]
     assert result.policy_actions[0] == plain and result.actions[0] == declare

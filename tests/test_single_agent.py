@@ -1,4 +1,5 @@
-"""The Gymnasium single-agent wrapper (docs/env.md "Single-agent (Gymnasium)"): check_env, opponents, masks, MaskablePPO."""
+"""The Gymnasium single-agent wrapper (docs/env.md "Single-agent (Gymnasium)"): check_env, opponents, masks,
+MaskablePPO."""
 
 from __future__ import annotations
 

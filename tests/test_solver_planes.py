@@ -25,7 +25,7 @@ from agents.registry import make_agent
 from agents.solver_planes import SolverPlanes
 from agents.training.config import ConfigError, make_config
 from rummy_env import solver
-from rummy_env.cards import JOKER, NUM_TYPES, parse_cards, to_counts
+from rummy_env.cards import JOKER, parse_cards, to_counts
 from rummy_env.encoding import num_actions, observation_layout, observation_size
 from rummy_env.ruleset import make_ruleset
 

@@ -424,7 +424,8 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
     ({"bc_teacher": "rule:hold_until=3"}, r"field 'bc_teacher': .*unknown setting 'hold_until=3'"),  # Indian: no table
     ({"game": "romi", "bc_teacher": "teacher"}, r"field 'bc_teacher': unknown agent spec 'teacher'"),
     ({"learning_rate": float("nan")}, r"not a finite number"),
-    ({"total_steps": 16384, "rollout_size": 8192, "pool_max_snapshots": 3}, r"field 'pool_max_snapshots' \(3\) is more"),
+    ({"total_steps": 16384, "rollout_size": 8192, "pool_max_snapshots": 3},
+     r"field 'pool_max_snapshots' \(3\) is more"),
     ({"minibatch_size": 8, "rollout_size": 64, "num_workers": 9}, r"field 'minibatch_size' \(8\) is smaller"),
     ({"device": "tpu"}, r"field 'device': 'tpu': expected one of auto, cpu, cuda"),
     ({"card_layout": 3}, r"field 'card_layout': 3: expected one of 1, 2"),
@@ -560,7 +561,8 @@ def test_the_configs_cover_every_game_a_long_run_and_the_full_table():
     for game in ("indian", "basic", "romi"):
         largest = game_spec(game).players[1]
         assert {f"{game}.yaml", f"{game}-long.yaml", f"{game}-{largest}p.yaml", f"{game}-{largest}p-long.yaml"} <= names
-        assert load_yaml(Path(__file__).parent.parent / "configs" / f"{game}-{largest}p-long.yaml")["num_players"] == largest
+        long_config = load_yaml(Path(__file__).parent.parent / "configs" / f"{game}-{largest}p-long.yaml")
+        assert long_config["num_players"] == largest
 
 
 @pytest.mark.parametrize("game", ["basic", "romi", "indian"])

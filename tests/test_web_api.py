@@ -386,7 +386,8 @@ def test_unknown_game_id_route_or_method(server):
                          ("POST", "/api/games/nope/next"), ("DELETE", "/api/games/nope")):
         reply = client.request(method, path, json={"action": 0} if path.endswith("move") else None)
         assert reply.status_code == 404 and "no game 'nope'" in reply.json()["error"], (method, path, reply.text)
-    assert client.get("/api/nothing").status_code == 404 and "no such page" in client.get("/api/nothing").json()["error"]
+    assert (client.get("/api/nothing").status_code == 404
+            and "no such page" in client.get("/api/nothing").json()["error"])
     reply = client.put("/api/games")
     assert reply.status_code == 405 and "PUT is not allowed" in reply.json()["error"]
 

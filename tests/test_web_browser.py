@@ -11,7 +11,8 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web table needs the [web] extra (pip install -e '.[web]')")
 pytest.importorskip("uvicorn", reason="the web table needs the [web] extra (pip install -e '.[web]')")
-sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright (pip install playwright)")
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="the browser tests need playwright (pip install playwright)")
 
 from web_helpers import browser_context, chromium_path, running_server  # noqa: E402
 
@@ -79,7 +80,8 @@ class Pointer:
             self.clicks += 1
             self.used.add(kind)
         elif kind == "discard":
-            way = ("double-click", "select and button", "drag to the pile", "select and click the pile")[self.discards % 4]
+            way = ("double-click", "select and button", "drag to the pile",
+                   "select and click the pile")[self.discards % 4]
             self.discards += 1
             card = hand_card(page, move["card"])
             if way == "double-click":

@@ -119,7 +119,8 @@ def take_screenshot(path: str, seed: int = 11, moves: int = 30) -> None:
             page.wait_for_function("window.rummyPage.hint !== null")
             action = page.evaluate("window.rummyPage.hint.action")
             page.evaluate(f"send({{action: {action}}})")
-        page.wait_for_function("(() => { const t = window.rummyPage.table; return t.result || t.view.to_act === t.seat; })()")
+        page.wait_for_function("(() => { const t = window.rummyPage.table; "
+                               "return t.result || t.view.to_act === t.seat; })()")
         page.click("#hint")
         page.wait_for_function("window.rummyPage.hint !== null")
         page.screenshot(path=path, full_page=True)

@@ -113,7 +113,8 @@ def _check_count(game: str, num_players: int) -> None:
     have = (f"shipped for {' and '.join(f'{n} players' for n in counts)} only"
             if counts else "none is shipped for any table size yet")
     raise AgentError(f"pretrained:{game}: no policy for {game!r} at a table of {num_players} is shipped in this "
-                     f"version ({have}; expected {str(PRETRAINED_DIR / (policy_name(game, num_players) + '.onnx'))!r}). "
+                     f"version ({have}; "
+                     f"expected {str(PRETRAINED_DIR / (policy_name(game, num_players) + '.onnx'))!r}). "
                      f"Train one for {num_players} players (train.py) and ship it with: "
                      f"python -m agents.pretrained.ship runs/NAME/best.pt")
 

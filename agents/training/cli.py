@@ -28,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Examples:  python train.py --config configs/romi.yaml --seed 3  |  "
                "python train.py --game basic --total-steps 200000  |  python train.py --resume runs/NAME  |  "
                "tensorboard --logdir runs")
-    parser.add_argument("--config", metavar="FILE", help="a YAML file of fields (configs/*.yaml); options below override it")
+    parser.add_argument("--config", metavar="FILE",
+                        help="a YAML file of fields (configs/*.yaml); options below override it")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint.pt "
                         "(its config.yaml is used; --total-steps and the like may extend it)")
     add_arguments(parser)

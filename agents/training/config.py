@@ -53,7 +53,8 @@ class TrainConfig:
     # --- the run
     seed: int = _f(1, "seed of the deals, the networks and every sampler (same seed, same run on CPU)", low=0)
     run_dir: str = _f("", "folder of the run (TensorBoard logs, checkpoints, plots); empty: runs/GAME_Np_sSEED_TIME")
-    total_steps: int = _f(4_000_000, "learner decisions to train on with PPO (after cloning; the learning rate anneals over them)", low=0)
+    total_steps: int = _f(4_000_000, "learner decisions to train on with PPO (after cloning; the learning rate "
+                          "anneals over them)", low=0)
     time_limit_minutes: float = _f(0.0, "stop PPO after this many minutes of wall time (0: no limit)", low=0.0)
     cpu_limit_minutes: float = _f(0.0, "stop PPO once every process of the run together has used this many CPU "
                                   "minutes, cloning included (0: no limit; 120 is one hour of 2 cores)", low=0.0)
@@ -87,7 +88,8 @@ class TrainConfig:
     anneal_lr: bool = _f(True, "decay the PPO learning rate linearly to 0")
     gamma: float = _f(0.995, "discount per decision of the same seat", low=0.0, high=1.0)
     gae_lambda: float = _f(0.95, "GAE lambda", low=0.0, high=1.0)
-    update_epochs: int = _f(1, "passes over each rollout (fresh decisions are cheap: one pass learns most per CPU-second)", low=1)
+    update_epochs: int = _f(1, "passes over each rollout (fresh decisions are cheap: one pass learns most per "
+                            "CPU-second)", low=1)
     minibatch_size: int = _f(512, "samples per gradient step (all processes together)", low=8)
     clip_coef: float = _f(0.2, "PPO ratio clip", low=0.0, high=10.0)
     clip_value: bool = _f(False, "clip the value loss as well (PPO2 style)")
@@ -110,7 +112,8 @@ class TrainConfig:
     shaping_coef: float = _f(1.0, "weight of the shaping potential (in reward units per point)", low=0.0)
     bc_warm_start: bool = _f(True, "clone a teacher's moves before PPO")
     bc_teacher: str = _f("rule", "the teacher, an agent spec (docs/agents.md): rule, search, or one with settings "
-                         "such as rule:hold_until=3 (Basic, römi: keeps melds in hand; it beats the default rule agent)")
+                         "such as rule:hold_until=3 (Basic, römi: keeps melds in hand; it beats the default rule "
+                         "agent)")
     bc_decisions: int = _f(100_000, "teacher decisions recorded for cloning", low=100)
     bc_epochs: int = _f(8, "passes over the cloning data", low=1)
     bc_learning_rate: float = _f(1e-3, "Adam step size of cloning", low=1e-7, high=1.0)
@@ -143,7 +146,8 @@ class TrainConfig:
     expert_buffer: int = _f(4096, "searched positions kept for learning (all processes together; the oldest leave "
                             "first)", low=1)
     # --- the opponent pool
-    pool_self_fraction: float = _f(0.2, "share of hands the learner plays against itself (all seats learn)", low=0.0, high=1.0)
+    pool_self_fraction: float = _f(0.2, "share of hands the learner plays against itself (all seats learn)",
+                                   low=0.0, high=1.0)
     pool_rule_min: float = _f(0.4, "least share of the other hands against the rule agent", low=0.0, high=1.0)
     pool_random: bool = _f(True, "keep the random agent in the pool")
     pool_snapshot_every: int = _f(25, "updates between snapshots of the learner added to the pool (0: none)", low=0)
@@ -352,8 +356,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         elif isinstance(value, list):
             shown, metavar = " ".join(map(str, value)), "V"
         else:
-            shown, metavar = value, "{" + ",".join(map(str, spec.metadata["choices"])) + "}" if "choices" in spec.metadata \
-                else type(value).__name__.upper()
+            shown, metavar = value, ("{" + ",".join(map(str, spec.metadata["choices"])) + "}"
+                                     if "choices" in spec.metadata else type(value).__name__.upper())
         default_text = f" (default: {shown})" if shown != "" else ""
         help_text = f"{spec.metadata['help']}{default_text}".replace("%", "%%")
         flag = "--" + name.replace("_", "-")

@@ -66,7 +66,8 @@ def plot_learning_curves(history: list[dict], evaluations: list[dict], path: str
         score.plot([x for x, _ in scored], [y for _, y in scored], marker="o", label="panel score")
     score.axhline(0, color="grey", linewidth=0.8, linestyle="--")
     score.set(title="panel score: mean points per hand (not random, not search)", xlabel="learner decisions")
-    rates = [h.get("charts/learner_decisions_per_s", h.get("charts/learner_steps_per_s", float("nan"))) for h in history]
+    rates = [h.get("charts/learner_decisions_per_s", h.get("charts/learner_steps_per_s", float("nan")))
+             for h in history]
     speed.plot(steps, rates, label="learner decisions/s", color="tab:blue")
     speed.set(title="speed", xlabel="learner decisions", ylabel="learner decisions/s")
     if any("charts/cpu_minutes" in h for h in history):

@@ -3,18 +3,19 @@
 The learner sits in one seat against ``num_players − 1`` copies of each opponent, on ``deals``
 deals, every deal once per seat rotation (the arena's duplicate scheme, seeded, so every
 evaluation of a run sees the same cards, and the learner holds every seat of each deal in turn).
-The learner plays greedily; its fair share of decided hands is ``1 / num_players``. Reported: hands, decided hands (with a winner), the learner's share of decided hands
-won with a 95% Wilson interval, and its points per hand with a 95% interval over deals (a deal's
-rotations averaged first, since they share the cards).
+The learner plays greedily; its fair share of decided hands is ``1 / num_players``. Reported:
+hands, decided hands (with a winner), the learner's share of decided hands won with a 95% Wilson
+interval, and its points per hand with a 95% interval over deals (a deal's rotations averaged
+first, since they share the cards).
 
 **The panel** (``panel``, the spec ``panel`` in ``eval_opponents``) is fixed per game and table:
 random, the rule agent, the rule agent that holds its melds (``rule:hold_until=3``; Basic and
 römi, docs/agents.md "Holding melds"), the shipped policy of this game and table
 (``pretrained:GAME``, the one a new run should beat) and, at 2 players, the search agent
 (``search``, on fewer deals: it is slow; at a larger table it would fill N − 1 seats at a few
-decisions per second each, and is left out). The **panel score** that picks ``best.pt`` is the mean points per hand against
-every panel member but random (which every policy beats) and the search agent (too few deals to
-choose on).
+decisions per second each, and is left out). The **panel score** that picks ``best.pt`` is the
+mean points per hand against every panel member but random (which every policy beats) and the
+search agent (too few deals to choose on).
 """
 
 from __future__ import annotations

@@ -194,7 +194,8 @@ def _clone_epochs(config: TrainConfig, learning, writer, progress, desc: str, ro
     report: dict = {}
     with progress(total=config.bc_epochs, desc=desc, unit="epoch") as bar:
         for epoch in range(config.bc_epochs):
-            rates = [config.bc_learning_rate * (0.55 + 0.45 * math.cos(math.pi * (epoch * minibatches + k) / total_steps))
+            rates = [config.bc_learning_rate
+                     * (0.55 + 0.45 * math.cos(math.pi * (epoch * minibatches + k) / total_steps))
                      for k in range(minibatches)]
             learning.clone_epoch(minibatches, rates, config.seed * 100 + epoch + 1000 * round_)
             report = clone_report(learning.clone_accuracy())
@@ -220,8 +221,10 @@ def clone_report(sums: np.ndarray) -> dict:
 
 def ppo_settings(config: TrainConfig, update: int, num_updates: int) -> PPOSettings:
     """The settings of PPO update number ``update`` (learning rate annealed, warm-up, seed)."""
-    rate = config.learning_rate * (1 - update / num_updates) if config.anneal_lr and num_updates else config.learning_rate
-    return PPOSettings(epochs=config.update_epochs, minibatches=minibatch_count(config.rollout_size, config.minibatch_size),
+    rate = (config.learning_rate * (1 - update / num_updates) if config.anneal_lr and num_updates
+            else config.learning_rate)
+    return PPOSettings(epochs=config.update_epochs,
+                       minibatches=minibatch_count(config.rollout_size, config.minibatch_size),
                        clip_coef=config.clip_coef, clip_value=config.clip_value, ent_coef=config.ent_coef,
                        vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm, target_kl=config.target_kl,
                        gamma=config.gamma, gae_lambda=config.gae_lambda, learning_rate=rate,
@@ -313,7 +316,8 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
         stations.pool_update(*_pool_arguments(run), run.snapshots)
         stations.reseed(config.seed + run.update)
         recent: collections.deque = collections.deque(maxlen=10)
-        with progress(total=num_updates * config.rollout_size, initial=min(run.update, num_updates) * config.rollout_size,
+        with progress(total=num_updates * config.rollout_size,
+                      initial=min(run.update, num_updates) * config.rollout_size,
                       desc="PPO", unit="decision") as bar:
             while run.update < num_updates:
                 if config.time_limit_minutes and clock.wall() > 60 * config.time_limit_minutes:
@@ -326,7 +330,8 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
                 summary = learning.collect(config.rollout_size)
                 collected = time.perf_counter()
                 searched = {}
-                if config.expert_every and run.update % config.expert_every == 0 and run.update >= config.value_warmup_updates:
+                if (config.expert_every and run.update % config.expert_every == 0
+                        and run.update >= config.value_warmup_updates):
                     searched = _search(learning, config, run.update)
                 searched_at = time.perf_counter()
                 stats = learning.update(ppo_settings(config, run.update, num_updates)) | searched
@@ -358,7 +363,8 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
                     k: v for k, v in stats.items() if isinstance(v, float) and math.isfinite(v)}})
                 bar.update(summary.decisions)
                 bar.set_postfix_str(_rates_text(stats, recent))
-                if config.pool_snapshot_every and run.update % config.pool_snapshot_every == 0 and config.pool_max_snapshots:
+                if (config.pool_snapshot_every and run.update % config.pool_snapshot_every == 0
+                        and config.pool_max_snapshots):
                     name = f"snapshot-{run.update}"
                     gone = run.pool.add_snapshot(name)
                     run.snapshots[name] = {k: v.clone() for k, v in run.model.state_dict().items()}

@@ -143,7 +143,8 @@ class Station:
     def _pool(self, seed: int) -> tuple[list[str], list[float], dict]:
         """(names, chances, opponents by name) of the current pool, agents seeded with ``seed``."""
         names, probs = self.pool
-        opponents = {n: self.snapshots[n] if n in self.snapshots else self._agent(n, seed) for n in names if n != "self"}
+        opponents = {n: self.snapshots[n] if n in self.snapshots else self._agent(n, seed)
+                     for n in names if n != "self"}
         return names, probs, opponents
 
     def collect(self, target: int, keep: bool = True, state_dict: dict | None = None) -> Summary | Rollout:
@@ -564,7 +565,8 @@ def learner_state(learner: Learner, optimizer: bool = False) -> dict:
     return state
 
 
-def load_learner_state(learner: Learner, model: dict, optimizer: dict | None = None, critic: dict | None = None) -> None:
+def load_learner_state(learner: Learner, model: dict, optimizer: dict | None = None,
+                       critic: dict | None = None) -> None:
     learner.model.load_state_dict(model)
     if critic is not None and learner.critic is not None:
         learner.critic.load_state_dict(critic)

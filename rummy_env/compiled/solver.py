@@ -899,7 +899,8 @@ def _carve(work):
     scratch = (_span(a, b[0] + s[3][0], b[0] + s[3][1]), _span(a, b[0] + s[4][0], b[0] + s[4][1]),
                _rows(a, b[3] + 4 * s[5][0], s[5][1] - s[5][0], 4), _span(a, b[0] + s[6][0], b[0] + s[6][1]),
                _rows(a, b[4] + 6 * s[7][0], s[7][1] - s[7][0], 6), _span(a, b[0] + s[8][0], b[0] + s[8][1]),
-               _rows(a, b[4] + 6 * s[9][0], s[9][1] - s[9][0], 6), _rows(a, b[4] + 6 * s[10][0], s[10][1] - s[10][0], 6),
+               _rows(a, b[4] + 6 * s[9][0], s[9][1] - s[9][0], 6),
+               _rows(a, b[4] + 6 * s[10][0], s[10][1] - s[10][0], 6),
                _rows(a, b[2] + 3 * s[11][0], s[11][1] - s[11][0], 3), _span(a, b[0] + s[12][0], b[0] + s[12][1]),
                _rows(a, b[3] + 4 * s[13][0], s[13][1] - s[13][0], 4), _rows(a, b[3] + 4 * s[14][0], 8, 4))
     out = (_span(a, b[0] + s[15][0], b[0] + s[15][1]), _rows(a, b[1] + 2 * s[16][0], s[16][1] - s[16][0], 2),
@@ -926,7 +927,8 @@ def _carve_rules(bank):
     a = bank.ctypes.data
     at = bank[_BANK_AT:_BANK_TABLES]
     tables = (_rows(a, at[0], 5, 5), _rows(a, at[1], 5, 5), _span(a, at[2], at[3]), _span(a, at[3], at[4]),
-              _rows(a, at[4], (at[5] - at[4]) // 6, 6), _span(a, at[5], at[6]), _rows(a, at[6], (at[7] - at[6]) // 2, 2))
+              _rows(a, at[4], (at[5] - at[4]) // 6, 6), _span(a, at[5], at[6]),
+              _rows(a, at[6], (at[7] - at[6]) // 2, 2))
     return _span(a, _BANK_PARAMS, _BANK_PARAMS + 7), _span(a, _BANK_VALUES, _BANK_AT), tables
 
 
@@ -1077,7 +1079,8 @@ class _Rules:
 
         wild = -1 if g.wild is None else g.wild
         plain_key = (ident if plain is None else plain.ident) << 40
-        params = [-1 if g.cap is None else g.cap, int(g.ace_high), int(g.lives), wild, g.wild_bit, ident << 40, plain_key]
+        params = [-1 if g.cap is None else g.cap, int(g.ace_high), int(g.lives), wild, g.wild_bit, ident << 40,
+                  plain_key]
         self.ident = ident
         set_rows = [row for choices in g.set_choices for row in choices]
         set_starts = list(itertools.accumulate((len(c) for c in g.set_choices), initial=0))
