@@ -1,6 +1,6 @@
 """End-to-end training speed: learner decisions/s, self-play and against the rule agent.
 
-    python benchmarks/bench_train.py [--game indian] [--updates 6] [--workers 2] [--runs 1]
+    python benchmarks/bench_train.py [--game indian] [--updates 6] [--workers 2] [--runs 1] [--device cpu]
 
 Runs a few PPO updates (no cloning, no evaluation) and prints, per mode, the median over updates
 (the first is not counted: it pays for warming up) of
@@ -14,7 +14,9 @@ Runs a few PPO updates (no cloning, no evaluation) and prints, per mode, the med
 
 Two settings are timed alternately in the same process: ``default`` (the trainer's defaults: the
 card network's layout 2, 1 epoch, learning inside the collecting processes) and ``reference``
-(the earlier defaults: layout 1, 4 epochs), so their ratio holds on a noisy machine.
+(the earlier defaults: layout 1, 4 epochs), so their ratio holds on a noisy machine. ``--device
+cuda`` puts the learner on the GPU (the workers only collect; docs/training.md, "Data-parallel
+learning").
 """
 
 from __future__ import annotations
@@ -43,12 +45,14 @@ SETTINGS = {
 }
 
 
-def measure(game: str, updates: int, workers: int, rollout: int, mode: dict, setting: dict) -> dict:
+def measure(game: str, updates: int, workers: int, rollout: int, mode: dict, setting: dict,
+            device: str = "cpu") -> dict:
     with tempfile.TemporaryDirectory() as folder:
         config = make_config({"game": game, "num_workers": workers, "total_steps": updates * rollout,
                               "rollout_size": rollout, "bc_warm_start": False, "eval_every": 0,
                               "final_eval_deals": 1, "eval_opponents": ["random"], "progress": False,
                               "pool_snapshot_every": 0, "run_dir": folder, "checkpoint_every": 1000,
+                              "device": device,
                               **mode, **setting})
         train(config, log=lambda *_: None)
         state = torch.load(Path(folder) / "checkpoint.pt", weights_only=True)["training_state"]
@@ -72,11 +76,13 @@ def main(argv=None) -> int:
     parser.add_argument("--rollout", type=int, default=8192, help="learner decisions per update")
     parser.add_argument("--runs", type=int, default=1, help="measurements of each setting (alternated; medians)")
     parser.add_argument("--settings", nargs="+", default=list(SETTINGS), choices=list(SETTINGS))
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                        help="where the learner runs (default: cpu, the tested default)")
     args = parser.parse_args(argv)
     if args.updates < 3:
         parser.error("--updates must be at least 3 (the first update is not counted)")
-    print(f"{args.game}, 2 players, {args.workers} processes, {args.rollout} decisions an update, "
-          f"medians of {args.runs} run(s)")
+    print(f"{args.game}, 2 players, {args.workers} processes, learner on {args.device}, "
+          f"{args.rollout} decisions an update, medians of {args.runs} run(s)")
     print(f"{'mode':<15}{'setting':<11}{'env steps/s':>13}{'decisions/s':>13}{'per CPU-s':>11}"
           f"{'x cores':>9}{'collecting':>12}")
     for name, mode in MODES.items():
@@ -84,7 +90,7 @@ def main(argv=None) -> int:
         for _ in range(args.runs):
             for setting in args.settings:
                 found[setting].append(measure(args.game, args.updates, args.workers, args.rollout, mode,
-                                              SETTINGS[setting]))
+                                              SETTINGS[setting], args.device))
         for setting, rows in found.items():
             m = {key: statistics.median(r[key] for r in rows) for key in rows[0]}
             cores = max(1, args.workers)
