@@ -1,6 +1,7 @@
 """End-to-end training speed: learner decisions/s, self-play and against the rule agent.
 
-    python benchmarks/bench_train.py [--game indian] [--updates 6] [--workers 2] [--runs 1] [--device cpu]
+    python benchmarks/bench_train.py [--game indian] [--players 2] [--updates 6] [--workers 2] [--runs 1] [--device cpu]
+    python benchmarks/bench_train.py --game romi --players 4 --settings default   # a full table
 
 Runs a few PPO updates (no cloning, no evaluation) and prints, per mode, the median over updates
 (the first is not counted: it pays for warming up) of
@@ -32,7 +33,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.training.config import make_config  # noqa: E402
+from agents.training.config import ConfigError, make_config  # noqa: E402
 from agents.training.trainer import train  # noqa: E402
 
 MODES = {
@@ -45,15 +46,20 @@ SETTINGS = {
 }
 
 
+def bench_config(game: str, players: int, updates: int, workers: int, rollout: int, mode: dict, setting: dict,
+                 device: str, folder: str):
+    """The run one measurement makes: a few updates from random weights, no cloning, no evaluation."""
+    return make_config({"game": game, "num_players": players, "num_workers": workers,
+                        "total_steps": updates * rollout, "rollout_size": rollout, "bc_warm_start": False,
+                        "eval_every": 0, "final_eval_deals": 1, "eval_opponents": ["random"], "progress": False,
+                        "pool_snapshot_every": 0, "run_dir": folder, "checkpoint_every": 1000, "device": device,
+                        **mode, **setting})
+
+
 def measure(game: str, updates: int, workers: int, rollout: int, mode: dict, setting: dict,
-            device: str = "cpu") -> dict:
+            device: str = "cpu", players: int = 2) -> dict:
     with tempfile.TemporaryDirectory() as folder:
-        config = make_config({"game": game, "num_workers": workers, "total_steps": updates * rollout,
-                              "rollout_size": rollout, "bc_warm_start": False, "eval_every": 0,
-                              "final_eval_deals": 1, "eval_opponents": ["random"], "progress": False,
-                              "pool_snapshot_every": 0, "run_dir": folder, "checkpoint_every": 1000,
-                              "device": device,
-                              **mode, **setting})
+        config = bench_config(game, players, updates, workers, rollout, mode, setting, device, folder)
         train(config, log=lambda *_: None)
         state = torch.load(Path(folder) / "checkpoint.pt", weights_only=True)["training_state"]
         history = json.loads(state["history"])
@@ -71,6 +77,8 @@ def measure(game: str, updates: int, workers: int, rollout: int, mode: dict, set
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="bench_train.py", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="indian", choices=("indian", "basic", "romi"))
+    parser.add_argument("--players", type=int, default=2,
+                        help="players at the table (the learner in one seat; Indian 2-6, Basic and römi 2-4)")
     parser.add_argument("--updates", type=int, default=6, help="PPO updates per measurement (the first is not counted)")
     parser.add_argument("--workers", type=int, default=2, help="collecting (and learning) processes")
     parser.add_argument("--rollout", type=int, default=8192, help="learner decisions per update")
@@ -81,7 +89,15 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.updates < 3:
         parser.error("--updates must be at least 3 (the first update is not counted)")
-    print(f"{args.game}, 2 players, {args.workers} processes, learner on {args.device}, "
+    try:
+        for mode in MODES.values():
+            for setting in args.settings:
+                bench_config(args.game, args.players, args.updates, args.workers, args.rollout, mode,
+                             SETTINGS[setting], args.device, "unused")
+    except ConfigError as error:
+        parser.error(f"options (--game, --players, --rollout, --workers, --device) give a run the trainer "
+                     f"refuses: {error}")
+    print(f"{args.game}, {args.players} players, {args.workers} processes, learner on {args.device}, "
           f"{args.rollout} decisions an update, medians of {args.runs} run(s)")
     print(f"{'mode':<15}{'setting':<11}{'env steps/s':>13}{'decisions/s':>13}{'per CPU-s':>11}"
           f"{'x cores':>9}{'collecting':>12}")
@@ -90,7 +106,7 @@ def main(argv=None) -> int:
         for _ in range(args.runs):
             for setting in args.settings:
                 found[setting].append(measure(args.game, args.updates, args.workers, args.rollout, mode,
-                                              SETTINGS[setting], args.device))
+                                              SETTINGS[setting], args.device, args.players))
         for setting, rows in found.items():
             m = {key: statistics.median(r[key] for r in rows) for key in rows[0]}
             cores = max(1, args.workers)

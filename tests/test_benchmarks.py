@@ -17,6 +17,7 @@ import ablations  # noqa: E402
 import bench_env  # noqa: E402
 import bench_play  # noqa: E402
 import bench_solver  # noqa: E402
+import bench_train  # noqa: E402
 import clone_probe  # noqa: E402
 import romi_random_races  # noqa: E402
 import run_all  # noqa: E402
@@ -199,3 +200,17 @@ def test_search_worlds_plays_each_world_model_on_the_same_deals(capsys):
     assert again[0].rsplit(",", 1)[0] == lines[0].rsplit(",", 1)[0]  # the same hands, the time apart
     with pytest.raises(SystemExit):
         search_worlds.main(["--deals", "0"])
+
+
+def test_bench_train_times_the_table_size_asked_and_refuses_one_the_game_lacks(capsys):
+    """benchmarks/bench_train.py --players: every measured run is at that table; a count outside the
+    game's range (römi seats 2-4, R1) or a rollout the trainer refuses is an error before any run."""
+    for mode in bench_train.MODES.values():
+        config = bench_train.bench_config("romi", 4, 3, 0, 1024, mode, {}, "cpu", "unused")
+        assert (config.game, config.num_players, config.rollout_size) == ("romi", 4, 1024)
+    with pytest.raises(SystemExit):
+        bench_train.main(["--game", "romi", "--players", "5"])
+    assert "num_players=5 is out of range for 'romi'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bench_train.main(["--rollout", "64"])
+    assert "'minibatch_size' (512) is larger than 'rollout_size' (64)" in capsys.readouterr().err
