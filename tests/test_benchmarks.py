@@ -202,12 +202,18 @@ def test_search_worlds_plays_each_world_model_on_the_same_deals(capsys):
         search_worlds.main(["--deals", "0"])
 
 
-def test_bench_train_times_the_table_size_asked_and_refuses_one_the_game_lacks(capsys):
+def test_bench_train_times_the_table_size_asked_and_refuses_one_the_game_lacks(capsys, monkeypatch):
     """benchmarks/bench_train.py --players: every measured run is at that table; a count outside the
     game's range (römi seats 2-4, R1) or a rollout the trainer refuses is an error before any run."""
     for mode in bench_train.MODES.values():
         config = bench_train.bench_config("romi", 4, 3, 0, 1024, mode, {}, "cpu", "unused")
         assert (config.game, config.num_players, config.rollout_size) == ("romi", 4, 1024)
+    asked = []
+    figures = {"env_steps_per_s": 1.0, "learner_decisions_per_s": 1.0, "decisions_per_cpu_s": 1.0, "collect_share": 0.5}
+    monkeypatch.setattr(bench_train, "measure", lambda *args: asked.append(args) or figures)
+    assert bench_train.main(["--game", "romi", "--players", "4", "--settings", "default"]) == 0
+    assert len(asked) == len(bench_train.MODES) and all(args[0] == "romi" and args[-1] == 4 for args in asked)
+    assert capsys.readouterr().out.startswith("romi, 4 players")
     with pytest.raises(SystemExit):
         bench_train.main(["--game", "romi", "--players", "5"])
     assert "num_players=5 is out of range for 'romi'" in capsys.readouterr().err
