@@ -239,6 +239,19 @@ def test_the_first_hands_after_a_reseed_follow_the_pool():
         assert station.collector.opponent.count("rule") > 0.3 * 400 * 0.8
 
 
+def test_turn_share_weighs_a_self_play_hand_by_its_learner_seats():
+    """At a table of 4, a self-play hand gives the learner every seat's turns: one self-play hand
+    and one hand against the rule agent of the same length are 4/5 and 1/5 of its turns."""
+    pool = trainer_module.OpponentPool(0.2, 0.4, True, 4, 2.0)
+    hands = [("self", (0, 1, 2, 3), "win", 2, [0.0, 0.0, 10.0, -10.0], 40),
+             ("rule", (1,), "win", 1, [-5.0, 5.0, 0.0, 0.0], 40),
+             ("random", (3,), "stalemate", None, [0.0] * 4, 0)]
+    stats, _ = trainer_module.hand_statistics(hands, pool)
+    assert stats["train/turn_share/self"] == pytest.approx(0.8)
+    assert stats["train/turn_share/rule"] == pytest.approx(0.2)
+    assert stats["train/turn_share/random"] == 0.0
+
+
 def test_an_opponent_leaving_the_pool_finishes_its_hands():
     """A snapshot that leaves the pool while hands are being played against it stays until they
     end: the next collection neither fails nor drops those hands."""

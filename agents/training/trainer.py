@@ -235,14 +235,18 @@ def ppo_settings(config: TrainConfig, update: int, num_updates: int) -> PPOSetti
 
 def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
     """True results of the hands an update finished: per opponent the learner's share of decided
-    hands won and points per hand; hand length and stalemate rate. Feeds the pool's win rates.
-    Also (wins, decided) per opponent, for the progress bar."""
+    hands won and points per hand, and the share of the learner's turns played against it (a
+    self-play hand counts a turn for every seat, so at a table of N it weighs N times a hand
+    against an opponent); hand length and stalemate rate. Feeds the pool's win rates. Also
+    (wins, decided) per opponent, for the progress bar."""
     stats: dict = {}
     by_opponent: dict[str, list] = {}
+    learner_turns: collections.Counter = collections.Counter()
     turns, stalemates = [], 0
     for opponent, seats, outcome, winner, points, hand_turns in hands:
         turns.append(hand_turns)
         stalemates += outcome == "stalemate"
+        learner_turns[opponent] += hand_turns * len(seats)
         if opponent == "self":
             continue
         seat = seats[0]
@@ -257,6 +261,10 @@ def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
         if decided:
             stats[f"train/win_rate/{opponent}"] = wins / decided
         stats[f"train/points_per_hand/{opponent}"] = points / count
+    total_turns = sum(learner_turns.values())
+    for opponent, count in learner_turns.items():
+        if total_turns:
+            stats[f"train/turn_share/{opponent}"] = count / total_turns
     if turns:
         stats["charts/hand_length_turns"] = float(np.mean(turns))
         stats["charts/stalemate_rate"] = stalemates / len(turns)
