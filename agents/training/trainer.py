@@ -262,9 +262,8 @@ def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
             stats[f"train/win_rate/{opponent}"] = wins / decided
         stats[f"train/points_per_hand/{opponent}"] = points / count
     total_turns = sum(learner_turns.values())
-    for opponent, count in learner_turns.items():
-        if total_turns:
-            stats[f"train/turn_share/{opponent}"] = count / total_turns
+    if total_turns:
+        stats |= {f"train/turn_share/{o}": count / total_turns for o, count in learner_turns.items()}
     if turns:
         stats["charts/hand_length_turns"] = float(np.mean(turns))
         stats["charts/stalemate_rate"] = stalemates / len(turns)
