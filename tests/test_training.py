@@ -239,6 +239,42 @@ def test_the_first_hands_after_a_reseed_follow_the_pool():
         assert station.collector.opponent.count("rule") > 0.3 * 400 * 0.8
 
 
+def test_fixed_pool_opponents_are_dealt_and_resume_with_their_records():
+    """An agent spec in pool_opponents is a pool entry like the rule agent: the slots deal hands
+    against it (PFSP weighs it with the others), its record is kept, and a checkpoint from before
+    it was configured resumes with it fresh."""
+    from agents.training.workers import Station
+
+    pool = trainer_module.OpponentPool(0.0, 0.0, False, 4, 2.0, ("rule:hold_until=3",))
+    names, probs = pool.probabilities()
+    assert names == ["self", "rule", "rule:hold_until=3"] and probs[2] == pytest.approx(0.5)
+    pool.record("rule:hold_until=3", 0.0)
+    assert pool.win_rate["rule:hold_until=3"] < 0.5 and pool.probabilities()[1][2] > 0.5
+    config = trainer_module.to_dict(make_config({"game": "basic", "num_envs": 200, "num_workers": 0,
+                                                 "pool_opponents": ["rule:hold_until=3"]}))
+    station = Station(config, {"kind": "mlp", "hidden": [8]}, 0)
+    station.pool_update(names, [float(p) for p in pool.probabilities()[1]], {})
+    station.reseed(1)
+    assert station.collector.opponent.count("rule:hold_until=3") > 200 * 0.4
+    assert station.collector.opponents["rule:hold_until=3"].hold_until == 3
+    old = trainer_module.OpponentPool(0.0, 0.0, False, 4, 2.0)
+    old.add_snapshot("snapshot-5")
+    pool.load_state(old.state())
+    assert pool.opponents == ["rule", "rule:hold_until=3", "snapshot-5"]
+    assert pool.win_rate["rule:hold_until=3"] == 0.5 and pool.elo["rule:hold_until=3"] == 1000.0
+
+
+def test_the_progress_bar_shows_every_fixed_opponent_but_not_the_snapshots():
+    import collections
+
+    recent = collections.deque([{"rule": (3, 5), "pretrained:basic": (1, 4), "snapshot-4": (2, 2)},
+                                {"rule": (2, 5), "random": (1, 1)}])
+    stats = {"charts/learner_decisions_per_s": 1000.0, "charts/env_steps_per_s": 5000.0}
+    text = trainer_module._rates_text(stats, recent)
+    assert "won 50% of 10 vs rule" in text and "won 100% of 1 vs random" in text
+    assert "won 25% of 4 vs pretrained:basic" in text and "snapshot" not in text
+
+
 def test_turn_share_weighs_a_self_play_hand_by_its_learner_seats():
     """At a table of 4, a self-play hand gives the learner every seat's turns: one self-play hand
     and one hand against the rule agent of the same length are 4/5 and 1/5 of its turns."""
@@ -442,6 +478,11 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
     ({"minibatch_size": 8, "rollout_size": 64, "num_workers": 9}, r"field 'minibatch_size' \(8\) is smaller"),
     ({"device": "tpu"}, r"field 'device': 'tpu': expected one of auto, cpu, cuda"),
     ({"card_layout": 3}, r"field 'card_layout': 3: expected one of 1, 2"),
+    ({"pool_opponents": ["rule"]}, r"field 'pool_opponents': 'rule' is in the pool already"),
+    ({"pool_opponents": ["random"]}, r"field 'pool_opponents': 'random' is in the pool already"),
+    ({"game": "basic", "pool_opponents": ["rule:hold_until=3", "rule:hold_until=3"]},
+     r"field 'pool_opponents': 'rule:hold_until=3' is in the pool already"),
+    ({"pool_opponents": ["alien"]}, r"field 'pool_opponents': unknown agent spec 'alien'"),
 ])
 def test_config_errors_name_the_field(values, message):
     with pytest.raises(ConfigError, match=message):

@@ -150,6 +150,8 @@ class TrainConfig:
                                    low=0.0, high=1.0)
     pool_rule_min: float = _f(0.4, "least share of the other hands against the rule agent", low=0.0, high=1.0)
     pool_random: bool = _f(True, "keep the random agent in the pool")
+    pool_opponents: list = _f([], "more fixed opponents in the pool, agent specs (docs/agents.md), e.g. "
+                              "pretrained:basic or rule:hold_until=3; drawn by PFSP like the snapshots")
     pool_snapshot_every: int = _f(25, "updates between snapshots of the learner added to the pool (0: none)", low=0)
     pool_max_snapshots: int = _f(4, "snapshots kept (the oldest leaves first)", low=0)
     pfsp_power: float = _f(2.0, "prioritised fictitious self-play: opponent weight (1 - win rate) ** power", low=0.0)
@@ -292,7 +294,12 @@ def validate(config: TrainConfig) -> TrainConfig:
         budget_from_settings(config.expert_search)
     except AgentError as error:
         raise ConfigError(f"config: field 'expert_search': {error}") from None
-    for name, specs in (("bc_teacher", [config.bc_teacher]), ("eval_opponents", opponents)):
+    fixed = ["self", "rule"] + (["random"] if config.pool_random else [])
+    for spec in config.pool_opponents:
+        if spec in fixed or config.pool_opponents.count(spec) > 1:
+            raise ConfigError(f"config: field 'pool_opponents': {spec!r} is in the pool already")
+    for name, specs in (("bc_teacher", [config.bc_teacher]), ("eval_opponents", opponents),
+                        ("pool_opponents", config.pool_opponents)):
         for spec in specs:
             try:
                 make_agent(spec, config.game, config.num_players)

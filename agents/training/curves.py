@@ -49,7 +49,9 @@ def plot_learning_curves(history: list[dict], evaluations: list[dict], path: str
     points.set(title="evaluation: points per hand, 95% interval", xlabel="learner decisions")
     points.axhline(0, color="grey", linewidth=0.8, linestyle="--")
     steps = [h["learner_steps"] for h in history]
-    for name in ("rule", "random"):
+    fixed = sorted({k.removeprefix("train/win_rate/") for h in history for k in h
+                    if k.startswith("train/win_rate/") and not k.startswith("train/win_rate/snapshot-")})
+    for name in fixed:
         key = f"train/win_rate/{name}"
         values = [100 * h.get(key, float("nan")) for h in history]
         smooth = [_mean(values[max(0, i - SMOOTHING + 1):i + 1]) for i in range(len(values))]

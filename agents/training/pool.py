@@ -1,8 +1,9 @@
 """The opponent pool: who the learner plays each hand, and how it fares against each.
 
-Entries are ``self`` (the current policy in every seat), the rule agent, random, and frozen
-snapshots of the learner (``snapshot-U``, taken every ``pool_snapshot_every`` updates, the oldest
-leaving once there are ``pool_max_snapshots``). Sampling, per hand:
+Entries are ``self`` (the current policy in every seat), the rule agent, random, any further fixed
+agents (``pool_opponents``: agent specs such as a shipped policy), and frozen snapshots of the
+learner (``snapshot-U``, taken every ``pool_snapshot_every`` updates, the oldest leaving once
+there are ``pool_max_snapshots``). Sampling, per hand:
 
 * with probability ``pool_self_fraction`` the hand is self-play;
 * otherwise an opponent is drawn by prioritised fictitious self-play (PFSP, as in AlphaStar):
@@ -27,12 +28,12 @@ class OpponentPool:
     """Pool entries, their PFSP weights, win rates and Elo ratings."""
 
     def __init__(self, self_fraction: float, rule_min: float, include_random: bool, max_snapshots: int,
-                 pfsp_power: float):
+                 pfsp_power: float, extra: tuple[str, ...] = ()):
         self.self_fraction = self_fraction
         self.rule_min = rule_min
         self.max_snapshots = max_snapshots
         self.pfsp_power = pfsp_power
-        self.fixed = ["rule"] + (["random"] if include_random else [])
+        self.fixed = ["rule"] + (["random"] if include_random else []) + list(extra)
         self.snapshots: list[str] = []
         self.win_rate: dict[str, float] = {name: 0.5 for name in self.fixed}
         self.elo: dict[str, float] = {name: 1000.0 for name in self.fixed}
@@ -84,7 +85,8 @@ class OpponentPool:
                 "learner_elo": self.learner_elo}
 
     def load_state(self, state: dict) -> None:
+        """Resume from ``state``; a fixed entry it does not know (added to the config since) starts afresh."""
         self.snapshots = list(state["snapshots"])
-        self.win_rate = dict(state["win_rate"])
-        self.elo = dict(state["elo"])
+        self.win_rate = {n: state["win_rate"].get(n, 0.5) for n in self.opponents}
+        self.elo = {n: state["elo"].get(n, 1000.0) for n in self.opponents}
         self.learner_elo = float(state["learner_elo"])

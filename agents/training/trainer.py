@@ -89,7 +89,7 @@ class Run:
         self.optimizer_state: dict | None = None
         self.critic_state: dict | None = None
         self.pool = OpponentPool(config.pool_self_fraction, config.pool_rule_min, config.pool_random,
-                                 config.pool_max_snapshots, config.pfsp_power)
+                                 config.pool_max_snapshots, config.pfsp_power, tuple(config.pool_opponents))
         self.snapshots: dict[str, dict] = {}
         self.update = 0
         self.learner_steps = 0
@@ -429,10 +429,11 @@ def make_learning(stations: Stations, model: torch.nn.Module, config: TrainConfi
 
 def _rates_text(stats: dict, recent: collections.deque) -> str:
     """The bar's labelled rates, and the share of decided training hands won over the last updates
-    against each fixed opponent (only once some were decided)."""
+    against each fixed opponent, snapshots aside (only once some were decided)."""
     parts = [f"{stats['charts/learner_decisions_per_s']:,.0f} learner decisions/s",
              f"{stats['charts/env_steps_per_s']:,.0f} env steps/s"]
-    for opponent in ("rule", "random"):
+    extra = sorted({o for t in recent for o in t if o not in ("rule", "random") and not o.startswith("snapshot-")})
+    for opponent in ["rule", "random", *extra]:
         wins = sum(t.get(opponent, (0, 0))[0] for t in recent)
         decided = sum(t.get(opponent, (0, 0))[1] for t in recent)
         if decided:
