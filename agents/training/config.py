@@ -294,9 +294,11 @@ def validate(config: TrainConfig) -> TrainConfig:
         budget_from_settings(config.expert_search)
     except AgentError as error:
         raise ConfigError(f"config: field 'expert_search': {error}") from None
-    fixed = ["self", "rule"] + (["random"] if config.pool_random else [])
+    from .pool import fixed_entries
+
+    entries = ["self", *fixed_entries(config.pool_random, tuple(config.pool_opponents))]
     for spec in config.pool_opponents:
-        if spec in fixed or config.pool_opponents.count(spec) > 1:
+        if entries.count(spec) > 1:
             raise ConfigError(f"config: field 'pool_opponents': {spec!r} is in the pool already")
     for name, specs in (("bc_teacher", [config.bc_teacher]), ("eval_opponents", opponents),
                         ("pool_opponents", config.pool_opponents)):

@@ -11,6 +11,8 @@ import math
 import sys
 from pathlib import Path
 
+from .pool import is_fixed
+
 SMOOTHING = 5
 """Updates averaged in the training-hands panel."""
 
@@ -50,7 +52,7 @@ def plot_learning_curves(history: list[dict], evaluations: list[dict], path: str
     points.axhline(0, color="grey", linewidth=0.8, linestyle="--")
     steps = [h["learner_steps"] for h in history]
     fixed = sorted({k.removeprefix("train/win_rate/") for h in history for k in h
-                    if k.startswith("train/win_rate/") and not k.startswith("train/win_rate/snapshot-")})
+                    if k.startswith("train/win_rate/") and is_fixed(k.removeprefix("train/win_rate/"))})
     for name in fixed:
         key = f"train/win_rate/{name}"
         values = [100 * h.get(key, float("nan")) for h in history]

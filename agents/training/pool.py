@@ -22,6 +22,22 @@ import numpy as np
 
 EMA = 0.02
 ELO_K = 8.0
+SNAPSHOT_PREFIX = "snapshot-"
+"""Snapshots are named ``snapshot-U`` after the update ``U`` that took them."""
+
+
+def snapshot_name(update: int) -> str:
+    return f"{SNAPSHOT_PREFIX}{update}"
+
+
+def is_fixed(name: str) -> bool:
+    """Whether a pool entry stays for the whole run (not ``self``, not a snapshot)."""
+    return name != "self" and not name.startswith(SNAPSHOT_PREFIX)
+
+
+def fixed_entries(include_random: bool, extra: tuple[str, ...] = ()) -> list[str]:
+    """The entries that stay for the whole run: the rule agent, random if kept, then ``extra``."""
+    return ["rule"] + (["random"] if include_random else []) + list(extra)
 
 
 class OpponentPool:
@@ -33,7 +49,7 @@ class OpponentPool:
         self.rule_min = rule_min
         self.max_snapshots = max_snapshots
         self.pfsp_power = pfsp_power
-        self.fixed = ["rule"] + (["random"] if include_random else []) + list(extra)
+        self.fixed = fixed_entries(include_random, extra)
         self.snapshots: list[str] = []
         self.win_rate: dict[str, float] = {name: 0.5 for name in self.fixed}
         self.elo: dict[str, float] = {name: 1000.0 for name in self.fixed}

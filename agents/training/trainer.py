@@ -47,7 +47,7 @@ from .curves import plot_learning_curves
 from .evaluate import describe, evaluate, expand, panel_score
 from .interrupts import INTERRUPTS
 from .learner import PPOSettings
-from .pool import OpponentPool
+from .pool import OpponentPool, is_fixed, snapshot_name
 from .rollout import DECISION_TYPES
 from .workers import CentralLearning, Stations, Summary, WorkerLearning, minibatch_count
 
@@ -372,7 +372,7 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
                 bar.set_postfix_str(_rates_text(stats, recent))
                 if (config.pool_snapshot_every and run.update % config.pool_snapshot_every == 0
                         and config.pool_max_snapshots):
-                    name = f"snapshot-{run.update}"
+                    name = snapshot_name(run.update)
                     gone = run.pool.add_snapshot(name)
                     run.snapshots[name] = {k: v.clone() for k, v in run.model.state_dict().items()}
                     run.snapshots.pop(gone, None)
@@ -432,7 +432,7 @@ def _rates_text(stats: dict, recent: collections.deque) -> str:
     against each fixed opponent, snapshots aside (only once some were decided)."""
     parts = [f"{stats['charts/learner_decisions_per_s']:,.0f} learner decisions/s",
              f"{stats['charts/env_steps_per_s']:,.0f} env steps/s"]
-    extra = sorted({o for t in recent for o in t if o not in ("rule", "random") and not o.startswith("snapshot-")})
+    extra = sorted({o for t in recent for o in t if o not in ("rule", "random") and is_fixed(o)})
     for opponent in ["rule", "random", *extra]:
         wins = sum(t.get(opponent, (0, 0))[0] for t in recent)
         decided = sum(t.get(opponent, (0, 0))[1] for t in recent)
