@@ -5,6 +5,7 @@ spec            agent
 ==============  ==============================================================
 ``random``      ``agents.random_agent.RandomAgent``: uniform over legal actions
 ``rule``        ``agents.rule_agent.RuleAgent``: solver plus heuristics
+``lookahead``   ``agents.lookahead_agent.LookaheadAgent``: the rule agent, discards and draws one card ahead
 ``search``      ``agents.search_agent.SearchAgent``: rollouts of the rule agent
 ``search:policy=SPEC``  ``agents.policy_search.PolicySearchAgent``: rollouts of a trained policy
 ``ppo:PATH``    ``agents.policy.PolicyAgent`` on a checkpoint (greedy)
@@ -15,8 +16,9 @@ spec            agent
 ``pretrained:GAME``  the ONNX policy shipped for GAME at the table's player count (``agents.pretrained``), no torch
 ==============  ==============================================================
 
-``rule`` and ``search`` take settings after a colon, for ablations:
+``rule``, ``lookahead`` and ``search`` take settings after a colon, for ablations:
 ``rule:near_weight=0,lives_boost=0`` (see ``rule_agent.default_weights``),
+``lookahead:lives_weight=1`` (see ``lookahead_agent.LOOKAHEAD_WEIGHTS``),
 ``search:worlds=24,candidates=2`` (see ``SearchAgent``); ``search:policy=SPEC,worlds=8,depth=2``
 searches with the policy SPEC names (see ``agents.policy_search``).
 
@@ -35,8 +37,8 @@ from rummy_env.ruleset import make_ruleset
 
 from .base import Agent, AgentError
 
-AGENT_NAMES = ("random", "rule", "search", "search:policy=SPEC", "ppo:PATH", "ppo-sample:PATH", "onnx:PATH",
-               "onnx-sample:PATH", "sb3:PATH.zip", "pretrained:GAME")
+AGENT_NAMES = ("random", "rule", "lookahead", "search", "search:policy=SPEC", "ppo:PATH", "ppo-sample:PATH",
+               "onnx:PATH", "onnx-sample:PATH", "sb3:PATH.zip", "pretrained:GAME")
 
 
 def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0, **options) -> Agent:
@@ -62,6 +64,13 @@ def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0,
 
         settings = _settings(spec, argument, set(default_weights(game)))
         agent = RuleAgent(game, num_players, seed, options, **settings)
+        agent.name = spec
+        return agent
+    if name == "lookahead":
+        from .lookahead_agent import LookaheadAgent, lookahead_settings
+
+        settings = _settings(spec, argument, lookahead_settings(game))
+        agent = LookaheadAgent(game, num_players, seed, options, **settings)
         agent.name = spec
         return agent
     if name == "search" and any(item.partition("=")[0] == "policy" for item in argument.split(",")):

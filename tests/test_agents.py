@@ -93,6 +93,21 @@ def test_random_and_rule_agents_only_choose_allowed_actions(game, num_players):
     assert all(agent.decisions > 0 for agent in agents)
 
 
+@pytest.mark.parametrize("num_players,options", [(2, {}), (4, {}), (2, {"wild_joker": True})])
+def test_lookahead_agent_only_chooses_allowed_actions(num_players, options):
+    """Indian hands to the end, with and without the wild joker (I2), the lookahead in every other seat."""
+    agents = [CheckedAgent(make_agent("lookahead", "indian", num_players, **options) if seat % 2 == 0
+                           else make_agent("rule", "indian", num_players, **options))
+              for seat in range(num_players)]
+    for seed in range(3):
+        state = GameState.new("indian", num_players, seed=seed, **options)
+        while not state.is_over:
+            observation, mask = seat_view(state)
+            state.apply(move_of(state, agents[state.current].act(observation, mask)))
+        assert state.result is not None
+    assert all(agent.decisions > 0 for agent in agents)
+
+
 @pytest.mark.parametrize("greedy", [True, False])
 @pytest.mark.parametrize("game", ["indian", "romi"])
 def test_policy_agent_only_chooses_allowed_actions(game, greedy):
@@ -572,3 +587,70 @@ def test_search_rollouts_play_each_start_as_the_engine_does():
     assert any(want)
     short = SearchAgent("romi", 2, seed=0, max_rollout_turns=2)  # cut off: worth 0
     assert short.rollouts(starts) == [0.0] * 5
+
+
+# ----------------------------------------------------------------------------- lookahead agent
+
+
+def test_lookahead_keeps_the_near_meld_with_live_outs():
+    """Two loose pairs: 8d 9d (7d and Td unseen, two decks: four live outs) and Jc Jh, whose
+    other jacks (Js Js Jd Jd) all lie in the discard pile. No stock card can make the jacks a
+    set, so a jack goes."""
+    hands = ["Ah 2h 3h 5c 6c 7c Ks Kh Kc 8d 9d Jc Jh", "2c 3s 4s 5s 6s Ts Qs 9s 4c Tc Td Qd 9h"]
+    state = after_draw(make_state("indian", hands, discard="Js Jd Js Jd 2s", stock="Ad 4d"))
+    action = make_agent("lookahead", "indian", 2).act(*seat_view(state))
+    assert action - DISCARD_BASE in (parse_card("Jc"), parse_card("Jh"))
+
+
+@pytest.mark.parametrize("top,wanted", [("7c", TAKE_DISCARD_ACTION), ("Kd", DRAW_ACTION)])
+def test_lookahead_takes_the_discard_top_only_when_it_beats_a_stock_card(top, wanted):
+    """7c makes 5c 6c 7c a pure run (I5): worth more than any stock card is expected to be;
+    Kd joins nothing in the hand."""
+    state = make_state("indian", ["Ah 2h 3h 5c 6c 9s 9h 9d 4d 5d Qc 2s 8h", "2c 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"],
+                       discard=f"Jh {top}", stock="Ad 8d")
+    assert make_agent("lookahead", "indian", 2).act(*seat_view(state)) == wanted
+
+
+def test_lookahead_declares_as_soon_as_it_can():
+    """I5: the declaring hand of the rule agent's scenario; the lookahead declares it too."""
+    hands = ["Ah 2h 3h 4h 5c 6c 7c 9s 9h 9d Kd Kc Ks", "2s 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"]
+    state = after_draw(make_state("indian", hands, discard="8h", stock="Ad 2d"))
+    assert make_agent("lookahead", "indian", 2).act(*seat_view(state)) == INDIAN_DECLARE_BASE + parse_card("2d")
+
+
+def test_lookahead_expected_worth_matches_a_draw_by_draw_reference():
+    """``expected_worth`` against the definition computed one stock card at a time: for each
+    unseen card, the best worth over throwing it back or any loose card (I2 wild cards as jokers)."""
+    agent = make_agent("lookahead", "indian", 2)
+    rng = np.random.default_rng(5)
+    for seed in range(6):
+        state = after_draw(GameState.new("indian", 2, seed=seed))
+        view = agent.reader.read(seat_view(state)[0])
+        hand = list(view.hand)
+        hand[int(np.flatnonzero(hand)[rng.integers(int(np.count_nonzero(hand)))])] -= 1
+        unseen = agent.unseen(view)
+        wild = view.wild_rank
+        now = agent.worth(np.array([hand]), wild)[0]
+        loose = {c for c in agent.arrangement(hand, wild)[2] if not agent.is_jokerlike(c, wild)}
+        total = 0.0
+        for card in np.flatnonzero(unseen):
+            best = now
+            if agent.is_jokerlike(card, wild) or agent.could_meld(card, hand, wild):
+                for out in loose:
+                    row = list(hand)
+                    row[card] += 1
+                    row[out] -= 1
+                    best = min(best, agent.worth(np.array([row]), wild)[0])
+            total += unseen[card] * best
+        expected = agent.expected_worth([hand], view, unseen)[0]
+        assert expected == pytest.approx(total / sum(unseen))
+
+
+@pytest.mark.parametrize("spec,game,message", [
+    ("lookahead", "basic", "plays the declaring game .indian., not 'basic'"),
+    ("lookahead:lives_weight=-1", "indian", "lives_weight=-1: expected a number >= 0"),
+    ("lookahead:depth=2", "indian", "unknown setting .depth=2."),
+])
+def test_bad_lookahead_spec_is_an_error_naming_it(spec, game, message):
+    with pytest.raises(AgentError, match=message):
+        make_agent(spec, game, 2)
