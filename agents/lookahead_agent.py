@@ -1,25 +1,24 @@
-"""The lookahead agent: the rule agent with its draw and discard chosen one draw ahead.
+"""The lookahead agent (Indian Rummy): the rule agent with its draw and discard chosen one stock card ahead.
 
 For each card it could discard, the agent asks what the hand is worth after the next stock card
 and the best discard then, averaged over the cards still unseen (``RuleAgent.unseen``: not in
-its hand, the discard pile, on the table, the cut or wild card, or known in another hand, each
-type weighted by its unseen copies). It keeps the discard with the lowest expected value plus
-the rule agent's ``danger`` (what the card gives the next player). Drawing, it takes the discard
-top when the hand with the top, after the best discard, is worth less than that expectation for
-a stock card.
+its hand, the discard pile, the wild card, or known in another hand, each type weighted by its
+unseen copies). It keeps the discard with the lowest expected worth plus the rule agent's
+``danger`` (what the card gives the next player). Drawing, it takes the discard top when the
+hand with the top, after the best discard, is worth less than that expectation for a stock
+card. Declaring is the rule agent's (as soon as the mask offers it, I5).
 
-The worth of a hand (lower is better), from the exact solver, one batched call per decision:
+The worth of a hand (lower is better), from the exact solver in one batched call per decision:
+the free deadwood (the rule agent's arrangement, wild-rank cards as jokers, I2) plus
+``lives_weight`` times what the hand would pay now (``indian_penalty``: everything without a
+pure run, I5, I7), so a draw that makes the lives counts for more than its points; plus
+``loose_weight`` per card left outside melds.
 
-* Indian Rummy: the free deadwood (``solver.min_deadwood`` of the arrangement game, wild-rank
-  cards as jokers, I2) plus ``lives_weight`` times what the hand would pay (``indian_penalty``:
-  everything without a pure run, I5, I7), so a draw that makes the lives counts for more than
-  its points; plus ``loose_weight`` per card left outside melds.
-* Basic Rummy and römi: the least deadwood (B5, R7); their table plays (melds, lay-offs, swaps,
-  R4-R6) and the draw are the rule agent's.
-
-A stock card that cannot meld with the hand (``could_meld``) is one the best discard throws back,
-so it leaves the hand's worth as it is and costs no solver call. The agent keeps no state between
-decisions; ``act_batch`` decides row by row.
+Two simplifications keep a decision to one solver call: a stock card that cannot meld with the
+hand (``could_meld``) counts as thrown back (the worth stays as it is, though a low useless card
+kept for a high loose one would lower it), and the throws considered after a draw are the loose
+cards of the hand's best arrangement. In Basic Rummy and römi its discards lost to the rule
+agent's, so it is refused there (docs/agents.md). It keeps no state between decisions.
 """
 
 from __future__ import annotations
@@ -83,11 +82,10 @@ class LookaheadAgent(RuleAgent):
         """The worth of each hand (a row of 53 counts; lower is better), see the module docstring."""
         folded = self._folded(rows, wild)
         value = solver.hand_penalties(self.solver_game, folded).astype(np.float64)
-        if self.rules.spec.lives:
-            if self.lives_weight:
-                value += self.lives_weight * solver.hand_penalties(self.game, rows, wild)
-            if self.loose_weight:
-                value += self.loose_weight * np.array([solver.min_loose_cards(row) for row in folded])
+        if self.lives_weight:
+            value += self.lives_weight * solver.hand_penalties(self.game, rows, wild)
+        if self.loose_weight:
+            value += self.loose_weight * np.array([solver.min_loose_cards(row) for row in folded])
         return value
 
     def _partners(self) -> np.ndarray:
@@ -154,15 +152,12 @@ class LookaheadAgent(RuleAgent):
             hand[card] -= 1
             hands.append(hand)
         expected = self.expected_worth(hands, view, self.unseen(view))
-        fits = self.table_fits(view) if self.table_game else set()
-        score = {c: expected[i] + self.danger(c, view, fits) for i, c in enumerate(plain)}
+        score = {c: expected[i] + self.danger(c, view, set()) for i, c in enumerate(plain)}  # no table (I5)
         return sorted(plain, key=lambda c: (score[c], -self.values[c], c)) + jokerlike
 
     def wants_top(self, view: View) -> bool:
-        """Indian: take the top when the hand with it (after the best discard) is worth less than the
-        expectation for a stock card; Basic and römi: the rule agent's test."""
-        if not self.rules.declares:
-            return super().wants_top(view)
+        """Take the top when the hand with it (after the best discard) is worth less than the
+        expectation for a stock card."""
         top, wild, hand = view.discard_top, view.wild_rank, view.hand
         if top < 0:
             return False
