@@ -110,7 +110,6 @@ class LookaheadAgent(RuleAgent):
         jokerlike[JOKER] = True
         if wild is not None:
             jokerlike[wild::NUM_RANKS] = True
-        jokerlike = jokerlike[:NUM_TYPES]
         partners = self._partners()
         eye = np.eye(NUM_TYPES, dtype=np.int64)
         blocks, spans = [], []  # per hand: rows (draw x throw), and (draws' copies, throws)

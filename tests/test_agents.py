@@ -95,7 +95,7 @@ def test_random_and_rule_agents_only_choose_allowed_actions(game, num_players):
 
 @pytest.mark.parametrize("num_players,options", [(2, {}), (4, {}), (2, {"wild_joker": True})])
 def test_lookahead_agent_only_chooses_allowed_actions(num_players, options):
-    """Indian hands to the end, with and without the wild joker (I2), the lookahead in every other seat."""
+    """Indian hands to the end (I1-I9), with and without the wild joker (I2), the lookahead in every other seat."""
     agents = [CheckedAgent(make_agent("lookahead", "indian", num_players, **options) if seat % 2 == 0
                            else make_agent("rule", "indian", num_players, **options))
               for seat in range(num_players)]
@@ -592,19 +592,23 @@ def test_search_rollouts_play_each_start_as_the_engine_does():
 # ----------------------------------------------------------------------------- lookahead agent
 
 
-def test_lookahead_keeps_the_near_meld_with_live_outs():
-    """Two loose pairs: 8d 9d (7d and Td unseen, two decks: four live outs) and Jc Jh, whose
-    other jacks (Js Js Jd Jd) all lie in the discard pile. No stock card can make the jacks a
-    set, so a jack goes."""
-    hands = ["Ah 2h 3h 5c 6c 7c Ks Kh Kc 8d 9d Jc Jh", "2c 3s 4s 5s 6s Ts Qs 9s 4c Tc Td Qd 9h"]
-    state = after_draw(make_state("indian", hands, discard="Js Jd Js Jd 2s", stock="Ad 4d"))
-    action = make_agent("lookahead", "indian", 2).act(*seat_view(state))
-    assert action - DISCARD_BASE in (parse_card("Jc"), parse_card("Jh"))
+def test_lookahead_keeps_a_live_run_pair_over_a_dead_pair_worth_less():
+    """Both lives held (pure runs A-3h and 5-7c, I5; set of kings, G3). Loose: Jd Qd, a run pair
+    (G4) with four live outs (Td and Kd, two decks), and 9c 9h, whose other nines (9s 9s 9d 9d)
+    all lie in the pile, so no card makes them a set. A discard that only lowers the points
+    drops a ten-point card of the run pair; one card ahead, a nine goes."""
+    hands = ["Ah 2h 3h 5c 6c 7c Ks Kh Kc Jd Qd 9c 9h", "3s 5s 6s 7s 8s 3c 4c Tc Jc 8c Qs Qc 8h"]
+    state = after_draw(make_state("indian", hands, discard="9s 9d 9s 9d 6h", stock="3d 4s"))
+    observation, mask = seat_view(state)
+    greedy = make_agent("rule:near_weight=0", "indian", 2).act(observation, mask)
+    assert greedy - DISCARD_BASE in (parse_card("Jd"), parse_card("Qd"))
+    action = make_agent("lookahead", "indian", 2).act(observation, mask)
+    assert action - DISCARD_BASE in (parse_card("9c"), parse_card("9h"))
 
 
 @pytest.mark.parametrize("top,wanted", [("7c", TAKE_DISCARD_ACTION), ("Kd", DRAW_ACTION)])
 def test_lookahead_takes_the_discard_top_only_when_it_beats_a_stock_card(top, wanted):
-    """7c makes 5c 6c 7c a pure run (I5): worth more than any stock card is expected to be;
+    """7c makes 5c 6c 7c a pure run (G4, I5): worth more than any stock card is expected to be;
     Kd joins nothing in the hand."""
     state = make_state("indian", ["Ah 2h 3h 5c 6c 9s 9h 9d 4d 5d Qc 2s 8h", "2c 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"],
                        discard=f"Jh {top}", stock="Ad 8d")
