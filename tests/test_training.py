@@ -197,6 +197,35 @@ def test_teacher_hands_are_played_to_their_end():
         assert not data.bootstrap.any()
 
 
+class CountingTeacher:
+    """An agent that counts the positions it is asked about."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.asked = 0
+
+    def act_batch(self, observations, action_masks):
+        self.asked += len(observations)
+        return self.agent.act_batch(observations, action_masks)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_teacher_is_asked_only_for_recorded_decisions(backend):
+    """A slow teacher (the lookahead or search agent) is asked about every kept decision and no
+    other: a slot whose recorded hand ended waits unplayed while the others finish theirs, and the
+    next recording starts every slot at the start of a hand."""
+    from agents.registry import make_agent
+
+    collector = _collector("indian", backend=backend)
+    teacher = CountingTeacher(make_agent("rule", "indian", 2))  # hands of different lengths
+    for target in (50, 400, 400):
+        teacher.asked = 0
+        data = collector.collect(target, teacher)
+        assert teacher.asked == len(data)
+        assert data.done[data.next_index < 0].all()
+        assert all(not collector.venv.state(i).history for i in range(8))  # every slot at a fresh deal
+
+
 def test_dagger_plays_the_network_and_records_the_teacher():
     """``learner_share`` 1 (DAgger): every move played is the network's greedy move, every move
     recorded is the teacher's in that same position; share 0 is plain cloning, bit for bit."""

@@ -255,7 +255,9 @@ class Collector:
 
         With a ``teacher`` (cloning), the teacher plays every seat of every hand, every seat's
         decisions are kept, and the hands in progress when ``target`` is reached are played to
-        their end, so that every chain ends with the hand's result (nothing to bootstrap). With a
+        their end, so that every chain ends with the hand's result (nothing to bootstrap); a slot
+        whose hand has ended by then waits at the start of its next hand, unplayed, so the teacher
+        is asked only for decisions that are kept, and the next call records whole hands. With a
         ``learner_share`` (DAgger), that share of the decisions, drawn one by one, is played by the
         network's greedy move instead; the teacher's move is still the one recorded, so the
         network learns what the teacher would do in the positions its own play leads to."""
@@ -281,10 +283,10 @@ class Collector:
             if teacher is None:
                 mine = np.flatnonzero(self.learner[rows, to_act])
                 others = np.setdiff1d(rows, mine, assume_unique=True)
-            else:
-                teacher_actions = np.asarray(teacher.act_batch(observations, masks), np.int64)
+            else:  # only the slots still recording play on: a finished one waits at its next hand
                 mine, others = np.flatnonzero(recording), np.zeros(0, np.int64)
-                actions[:] = teacher_actions
+                teacher_actions = np.asarray(teacher.act_batch(observations[mine], masks[mine]), np.int64)
+                actions[mine] = teacher_actions
                 if learner_share:
                     own = mine[self.rng.random(mine.size) < learner_share]
                     if own.size:
@@ -296,7 +298,7 @@ class Collector:
                     chosen, logp, values = self._policy(self.model, obs, msk)
                     actions[mine] = chosen
                 else:
-                    chosen = teacher_actions[mine]
+                    chosen = teacher_actions
                     logp, values = np.zeros(mine.size, np.float32), np.zeros(mine.size, np.float32)
                 if self.critic is not None:
                     hidden = self.hidden_hands.read(venv, mine, seats)
@@ -330,8 +332,11 @@ class Collector:
                 count += mine.size
             if others.size:
                 self._opponent_actions(others, observations, masks, actions)
-            venv.step(actions)
-            env_steps += n
+            if teacher is None or mine.size == n:
+                venv.step(actions)
+            else:
+                venv.step_rows(mine, actions[mine])
+            env_steps += n if teacher is None else mine.size
             for i in np.flatnonzero(venv.terminated | venv.truncated):
                 result = venv.results[i]
                 seats = np.flatnonzero(self.learner[i]) if teacher is None else np.arange(players)
