@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import ablations  # noqa: E402
+import bench_clone  # noqa: E402
 import bench_env  # noqa: E402
 import bench_play  # noqa: E402
 import bench_solver  # noqa: E402
@@ -31,6 +32,21 @@ def test_bench_solver_seconds_bounds_the_whole_run_warm_up_included(capsys):
     bench_solver.main(["--seconds", "0.02", "--runs", "1"])
     out = capsys.readouterr().out
     assert "indian_penalty_cold" in out and "min_deadwood_romi" in out
+
+
+def test_bench_clone_counts_the_positions_its_teacher_is_asked(capsys):
+    """Every position the teacher decides is a kept decision (docs/training.md, "What a run does")."""
+    figures = bench_clone.main(["--decisions", "200", "--runs", "1", "--game", "basic", "--players", "3"])
+    assert figures["kept"] >= 200 and figures["asked_per_kept"] == 1.0
+    assert 0 < figures["teacher_share"] < 1
+    assert "positions asked per kept one" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["--decisions", "0"], ["--runs", "0"], ["--teacher", "nope"],
+                                  ["--game", "romi", "--teacher", "lookahead"], ["--players", "9"]])
+def test_bench_clone_refuses_bad_options(argv):
+    with pytest.raises(SystemExit):
+        bench_clone.main(argv)
 
 
 def test_bench_env_judges_targets_per_cpu_second():
