@@ -7,6 +7,7 @@ import random
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ import bench_play  # noqa: E402
 import bench_solver  # noqa: E402
 import bench_train  # noqa: E402
 import clone_probe  # noqa: E402
+import duplicate_luck  # noqa: E402
 import romi_random_races  # noqa: E402
 import run_all  # noqa: E402
 import search_worlds  # noqa: E402
@@ -200,6 +202,33 @@ def test_clone_probe_clones_each_network_on_the_same_decisions(capsys):
     with pytest.raises(SystemExit):
         clone_probe.main(["--networks", "default,nope"])
     assert "unknown 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game", ["indian", "basic"])
+def test_duplicate_luck_a_deterministic_agent_replays_its_own_hands(game):
+    """The rule agent against itself: the swapped hand is the same hand, so B's points from A's
+    cards are A's (ρ = 1, nothing left to a duplicate baseline) and A gains nothing overall."""
+    pairs = duplicate_luck.mirrored_points(game, ("rule", "rule"), 24, seed=2)
+    assert pairs.shape == (12, 3)
+    np.testing.assert_array_equal(pairs[:, 0], pairs[:, 1])
+    figures = duplicate_luck.luck_figures(pairs)
+    assert figures["rho"] == pytest.approx(1.0) and figures["sd_left_by_baseline"] == pytest.approx(0.0, abs=1e-6)
+    assert figures["mean"] == pytest.approx(0.0) and figures["sd"] > 0
+
+
+def test_duplicate_luck_figures_from_known_pairs(capsys):
+    """ρ and what it leaves, on pairs built with a known correlation; bad options refused."""
+    rng = np.random.default_rng(0)
+    luck = rng.normal(size=20_000)
+    own, replayed = luck + rng.normal(size=luck.size), luck + rng.normal(size=luck.size)  # ρ = 1/2
+    figures = duplicate_luck.luck_figures(np.stack([own, replayed, -replayed], axis=1))
+    assert figures["rho"] == pytest.approx(0.5, abs=0.02)
+    assert figures["variance_kept_by_pairing"] == pytest.approx(0.5, abs=0.02)
+    assert figures["sd_left_by_baseline"] == pytest.approx(own.std() * math.sqrt(0.75), rel=0.02)
+    for argv in (["--hands", "2"], ["--agents", "nope", "rule"], ["--agents", "lookahead", "rule", "--game", "basic"]):
+        with pytest.raises(SystemExit):
+            duplicate_luck.main(argv)
+    assert "lookahead" in capsys.readouterr().err
 
 
 def test_search_worlds_plays_each_world_model_on_the_same_deals(capsys):
