@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> dict:
     if args.decisions < 1 or args.runs < 1:
         parser.error("--decisions and --runs must be >= 1")
     try:
-        runs = [measure(args.game, args.players, args.teacher, args.decisions, seed) for seed in range(1, args.runs + 1)]
+        runs = [measure(args.game, args.players, args.teacher, args.decisions, seed)
+                for seed in range(1, args.runs + 1)]
     except ValueError as error:  # a bad teacher spec (AgentError) or table
         parser.error(str(error))
     figures = {key: statistics.median(run[key] for run in runs) for key in runs[0]}

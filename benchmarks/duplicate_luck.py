@@ -1,6 +1,6 @@
 """How much of a hand's result is its deal? Two agents on the arena's duplicate deals.
 
-    python benchmarks/duplicate_luck.py                                   # Indian, the shipped policy against the rule agent
+    python benchmarks/duplicate_luck.py          # Indian, the shipped policy against the rule agent
     python benchmarks/duplicate_luck.py --game basic --agents pretrained:basic rule --hands 1000
 
 Plays each deal twice at 2 players, the seats swapped (``agents.arena``, seed ``--seed``), and
@@ -65,7 +65,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python benchmarks/duplicate_luck.py", description=__doc__.split("\n\n")[0],
                                      epilog=__doc__.split("\n\n", 2)[2],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", default="indian", choices=("indian", "basic", "romi"), help="the game (default indian)")
+    parser.add_argument("--game", default="indian", choices=("indian", "basic", "romi"),
+                        help="the game (default indian)")
     parser.add_argument("--agents", nargs=2, default=["pretrained:indian", "rule"], metavar=("A", "B"),
                         help="two agent specs (default: pretrained:indian rule)")
     parser.add_argument("--hands", type=int, default=2000, help="hands, two per deal (default 2000)")
