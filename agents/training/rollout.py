@@ -332,11 +332,12 @@ class Collector:
                 count += mine.size
             if others.size:
                 self._opponent_actions(others, observations, masks, actions)
-            if teacher is None or mine.size == n:
+            stepped = rows if teacher is None else mine
+            if stepped.size == n:
                 venv.step(actions)
             else:
-                venv.step_rows(mine, actions[mine])
-            env_steps += n if teacher is None else mine.size
+                venv.step_rows(stepped, actions[stepped])
+            env_steps += stepped.size
             for i in np.flatnonzero(venv.terminated | venv.truncated):
                 result = venv.results[i]
                 seats = np.flatnonzero(self.learner[i]) if teacher is None else np.arange(players)
