@@ -159,9 +159,10 @@ class RuleAgent(Agent):
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row, the same as ``act`` row by row.
 
-        Rows of a declaring game (Indian) are decided by the compiled kernel (``agents.rule_compiled``) in one call
-        while the solver's compiled search is on (``rummy_env.solver.use_compiled``); Basic and
-        römi rows, and any row the kernel hands back, go through ``act``.
+        While the solver's compiled search is on (``rummy_env.solver.use_compiled``) the rows are
+        decided by a compiled kernel in one call: ``agents.rule_compiled`` for Indian,
+        ``agents.rule_compiled_table`` for Basic and römi; a row the kernel hands back (a hand too
+        large for its scratch arrays) goes through ``act``.
         """
         observations = np.asarray(observations)
         masks = np.asarray(masks)
@@ -177,7 +178,7 @@ class RuleAgent(Agent):
         if empty.any():
             raise AgentError(f"row {int(np.flatnonzero(empty)[0])} has an all-zero action mask: "
                              "that seat has no legal action now")
-        if not self.rules.declares or not solver.compiled_in_use():
+        if not solver.compiled_in_use():
             return super().act_batch(observations, masks)
         actions = np.empty(len(masks), np.int64)
         self._kernel()(observations, masks, actions)
@@ -186,7 +187,7 @@ class RuleAgent(Agent):
         return actions
 
     def _kernel(self):
-        """The compiled Indian decision with this agent's layout, weights and rules bound."""
+        """The compiled decision of this game with this agent's layout, weights and rules bound."""
         if getattr(self, "_bound", None) is None:
             from rummy_env.compiled import solver as fast
 
@@ -199,21 +200,37 @@ class RuleAgent(Agent):
 
             offsets = np.array([start("hand"), start("discard_top"), start("discard_rest"), start("wild_card"),
                                 start("known"), start("phase"), start("turn"), start("table_cards"),
-                                start("cut_card")], np.int64)
+                                start("cut_card"), start("table_melds"), start("hand_sizes"), start("opened"),
+                                start("must_place")], np.int64)
             base = self.kind_base
-            ids = np.array([base[DRAW], base[TAKE_DISCARD], DISCARD_BASE, base[DECLARE]], np.int64)
+            ids = np.array([base[DRAW], base[TAKE_DISCARD], DISCARD_BASE, base[DECLARE], base[TAKE_CUT], base[MELD],
+                            base[PLACE], base[PLACE_JOKER_LOW]], np.int64)
+            ids[ids < 0] = -1  # kinds the game lacks
             weights = np.array([self.near_weight, self.danger_weight, self.max_outs, self.lives_boost,
-                                self.late_weight, self.rules.max_turns], np.float64)
+                                self.late_weight, self.rules.max_turns, self.hold_until, self.hold_loose], np.float64)
             values = np.asarray(self.values, np.int64)
             copies = np.asarray(self.copies, np.int64)
             rules = fast.rules(self.solver_game, None)
             work = fast.workspace()
+            common = (offsets, ids, weights, values, copies, self.num_players, self.has_jokers, self.ace_high)
+            search = (rules.params, rules.rank_values, rules.tables, work.state, work.scratch, work.memo, work.pmemo,
+                      work.out)
+            if self.rules.declares:
+                def run(observations, masks, actions):
+                    kernel.indian_decisions(observations, masks, *common, *search, actions)
+            else:
+                from . import rule_compiled_table as table
 
-            def run(observations, masks, actions):
-                kernel.indian_decisions(observations, masks, offsets, ids, weights, values, copies,
-                                        self.num_players, self.has_jokers, self.ace_high, rules.params,
-                                        rules.rank_values, rules.tables, work.state, work.scratch, work.memo,
-                                        work.pmemo, work.out, actions)
+                r = self.rules
+                table_rules = np.array([self.reader.max_table_melds, r.hand_size, r.out_without_discard,
+                                        r.layoff_needs_own_meld, r.cut_card], np.int64)
+                t_len = np.array([len(t.cards) for t in self.templates], np.int64)
+                t_cards = np.zeros((len(self.templates), max(t_len)), np.int64)
+                for i, t in enumerate(self.templates):
+                    t_cards[i, :len(t.cards)] = t.cards
+
+                def run(observations, masks, actions):
+                    table.table_decisions(observations, masks, *common, table_rules, t_cards, t_len, *search, actions)
 
             self._bound = run
         return self._bound

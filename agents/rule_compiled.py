@@ -1,11 +1,14 @@
-"""The Indian rule agent's decision, compiled (numba): ``RuleAgent.act`` for a batch of rows.
+"""The Indian rule agent's decision, compiled (numba): ``RuleAgent.act`` for a batch of rows, and
+the steps every game's decision shares.
 
-The same decision as ``agents.rule_agent.RuleAgent.act`` for Indian Rummy, step for step (see
-that module's docstring): the best free arrangement from ``rummy_env.compiled.solver`` (römi's
-meld rules, wild-rank cards as jokers), the draw test (``wants_top``), a declaration when the mask
-offers one, and the discard score ``value * late - keep - danger`` with the same floating-point
-operations in the same order, so that ties break alike. ``tests/test_rule_agent_batch.py``
-replays recorded decisions of the Python agent against it.
+``indian_decisions`` makes the same decision as ``agents.rule_agent.RuleAgent.act`` for Indian
+Rummy, step for step (see that module's docstring): the best free arrangement from
+``rummy_env.compiled.solver`` (römi's meld rules, wild-rank cards as jokers), the draw test
+(``wants_top``), a declaration when the mask offers one, and the discard score
+``value * late - keep - danger`` (``discard_action``) with the same floating-point operations in
+the same order, so that ties break alike. The games with table melds add their play steps in
+``agents.rule_compiled_table`` on the same pieces. ``tests/test_rule_agent_batch.py`` replays
+recorded decisions of the Python agent against both.
 
 A row the kernel cannot decide (a hand too large for the solver's scratch arrays) gets -1, and
 the caller decides it with ``act``.
@@ -20,11 +23,12 @@ from rummy_env.compiled.solver import FREE, INF, JOKER, OVERFLOW
 from rummy_env.compiled.solver import search_kernel as _solve
 
 # offsets: positions of the observation planes the decision reads (-1: the game lacks it)
-O_HAND, O_TOP, O_REST, O_WILD, O_KNOWN, O_PHASE, O_TURN, O_TABLE_CARDS, O_CUT = range(9)
-# ids: the action ids of each move kind
-A_DRAW, A_TAKE, A_DISCARD, A_DECLARE = range(4)
+(O_HAND, O_TOP, O_REST, O_WILD, O_KNOWN, O_PHASE, O_TURN, O_TABLE_CARDS, O_CUT, O_TABLE_MELDS, O_HAND_SIZES, O_OPENED,
+ O_MUST_PLACE) = range(13)
+# ids: the action ids of each move kind (-1: the game lacks it)
+A_DRAW, A_TAKE, A_DISCARD, A_DECLARE, A_TAKE_CUT, A_MELD, A_PLACE, A_PLACE_JOKER_LOW = range(8)
 # weights (floats)
-W_NEAR, W_DANGER, W_MAX_OUTS, W_LIVES, W_LATE, W_MAX_TURNS = range(6)
+W_NEAR, W_DANGER, W_MAX_OUTS, W_LIVES, W_LATE, W_MAX_TURNS, W_HOLD_UNTIL, W_HOLD_LOOSE = range(8)
 
 
 @njit(cache=True)
@@ -55,17 +59,28 @@ def wild_rank(wild_card):
     return -1 if wild_card < 0 else (0 if wild_card == JOKER else wild_card % 13)
 
 
-@njit(cache=True)
-def arrange(counts, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose):
-    """The hand's best free arrangement (wild-rank cards as jokers): (deadwood value, run factor
-    facts) with the deadwood counts in ``loose``; returns (value, pure runs, runs) or value -1."""
+@njit(cache=True, inline="always")
+def lay_out(counts, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose):
+    """The hand's best free arrangement (wild-rank cards as jokers, I2): (deadwood value, melds),
+    the melds laid out in ``out[2]`` with their lengths in ``out[3]`` and the deadwood counts in
+    ``loose``; value -1 when the hand overflows the solver's scratch arrays."""
     _fold_wild(counts, wild, nat)
     best, nm = _solve(nat, FREE, INF, True, sparams, rank_values, tables, state, scratch, memo, pmemo, out)
     if best == OVERFLOW:
-        return -1, 0, 0
-    melds, meld_len, left = out[2], out[3], out[4]
+        return -1, 0
+    left = out[4] if nm >= 0 else nat  # no meld chosen: every card is deadwood
     for c in range(53):
         loose[c] = left[c]
+    return best, max(nm, 0)
+
+
+@njit(cache=True)
+def arrange(counts, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose):
+    """``lay_out`` with the run factor's facts: (deadwood value, pure runs, runs); value -1 on overflow."""
+    best, nm = lay_out(counts, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose)
+    if best < 0:
+        return -1, 0, 0
+    melds, meld_len = out[2], out[3]
     pure = 0
     runs = 0
     for i in range(nm):
@@ -95,7 +110,8 @@ def arrange(counts, wild, sparams, rank_values, tables, state, scratch, memo, pm
 
 
 @njit(cache=True)
-def _deadwood(counts, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat):
+def deadwood(counts, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat):
+    """The hand's least deadwood value (wild-rank cards as jokers, I2); negative on overflow."""
     _fold_wild(counts, wild, nat)
     best, _ = _solve(nat, FREE, INF, False, sparams, rank_values, tables, state, scratch, memo, pmemo, out)
     return best
@@ -157,6 +173,180 @@ def _could_meld(card, hand, wild, ace_high):
     return False
 
 
+@njit(cache=True, inline="always")
+def read_row(o, m, offsets, hand):
+    """The row's facts every decision starts from: (first legal action, legal actions, discard
+    top or -1, phase: 0 draw, 1 play, -1 over), the hand's counts into ``hand``."""
+    first = -1
+    n_legal = 0
+    for a in range(m.shape[0]):
+        if m[a]:
+            if first < 0:
+                first = a
+            n_legal += 1
+    for c in range(53):
+        hand[c] = np.int64(o[offsets[O_HAND] + c])
+    top = -1
+    for c in range(53):
+        if np.int64(o[offsets[O_TOP] + c]) == 1:
+            top = c
+            break
+    phase = 0 if np.int64(o[offsets[O_PHASE]]) else (1 if np.int64(o[offsets[O_PHASE] + 1]) else -1)
+    return first, n_legal, top, phase
+
+
+@njit(cache=True, inline="always")
+def wants_top(hand, top, wild, has_jokers, fits_table, may_lay_off, ace_high, values, sparams, rank_values, tables,
+              state, scratch, memo, pmemo, out, nat, loose):
+    """``RuleAgent.wants_top``: 1 to take the discard top, 0 to draw, -1 when the solver's scratch
+    arrays overflow. ``fits_table``: the top fits a table meld; ``may_lay_off``: the seat may lay
+    it off this turn (Basic, or an opened römi seat: R5)."""
+    if top < 0:
+        return 0
+    if (top == JOKER or (wild >= 0 and top % 13 == wild)) and has_jokers:
+        return 1
+    if not fits_table and not _could_meld(top, hand, wild, ace_high):
+        return 0  # no meld can hold it: skip the solver
+    dead_now, _, _ = arrange(hand, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose)
+    if dead_now < 0:
+        return -1
+    worst_now = 0
+    for c in range(53):
+        if loose[c] and values[c] > worst_now:
+            worst_now = values[c]
+    hand[top] += 1
+    dead_new, _, _ = arrange(hand, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose)
+    hand[top] -= 1
+    if dead_new < 0:
+        return -1
+    worst_new = 0
+    for c in range(53):
+        if loose[c] and c != top and values[c] > worst_new:
+            worst_new = values[c]
+    if dead_new - worst_new < dead_now - worst_now:
+        return 1
+    return 1 if fits_table and may_lay_off else 0
+
+
+@njit(cache=True, inline="always")
+def discard_action(o, m, first, hand, wild, wild_card, top, loose, run_factor, fits, offsets, ids, weights, values,
+                   copies, num_players, has_jokers, ace_high, sparams, rank_values, tables, state, scratch, memo,
+                   pmemo, out, nat, rest, unseen):
+    """``RuleAgent._discard``: the discard action of the hand whose best arrangement left ``loose``;
+    ``fits`` marks the cards a table meld takes (``table_fits``, all 0 without a table). The
+    first legal action when no discard is legal; -1 when the solver's scratch arrays overflow."""
+    base = ids[A_DISCARD]
+    any_discard = False
+    for c in range(53):
+        if m[base + c]:
+            any_discard = True
+            break
+    if not any_discard:
+        return first
+    n_candidates = 0
+    for c in range(52):
+        if m[base + c] and loose[c] and not (wild >= 0 and c % 13 == wild):
+            n_candidates += 1
+    if n_candidates == 0:
+        # the melded card whose removal leaves the least deadwood; jokers and wild cards last
+        best_c = -1
+        best_dw = 0
+        for c in range(52):
+            if not m[base + c] or (wild >= 0 and c % 13 == wild):
+                continue
+            for k in range(53):
+                rest[k] = hand[k]
+            rest[c] -= 1
+            dw = deadwood(rest, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat)
+            if dw < 0:
+                return -1
+            if best_c < 0 or dw < best_dw or (dw == best_dw and values[c] > values[best_c]):
+                best_c = c
+                best_dw = dw
+        if best_c < 0:
+            for c in range(53):
+                if m[base + c]:
+                    best_c = c
+                    break
+        return base + best_c
+    # unseen cards (RuleAgent.unseen)
+    for c in range(53):
+        seen = hand[c] + np.int64(o[offsets[O_REST] + c])
+        if offsets[O_TABLE_CARDS] >= 0:
+            seen += np.int64(o[offsets[O_TABLE_CARDS] + c])
+        for p in range(1, num_players):
+            seen += np.int64(o[offsets[O_KNOWN] + p * 53 + c])
+        unseen[c] = seen
+    if top >= 0:
+        unseen[top] += 1
+    if offsets[O_CUT] >= 0:
+        for c in range(53):
+            if np.int64(o[offsets[O_CUT] + c]) == 1:
+                unseen[c] += 1
+                break
+    if wild_card >= 0:
+        unseen[wild_card] += 1
+    for c in range(53):
+        unseen[c] = max(0, copies[c] - unseen[c])
+    jokers = 0
+    if has_jokers:
+        jokers = unseen[JOKER]
+        if wild >= 0:
+            for s in range(4):
+                jokers += unseen[s * 13 + wild]
+    late = 1.0 + weights[W_LATE] * np.float64(o[offsets[O_TURN]]) * weights[W_MAX_TURNS] / 50.0
+    max_outs = weights[W_MAX_OUTS]
+    known_next = offsets[O_KNOWN] + 53
+    best_card = -1
+    best_score = 0.0
+    for card in range(52):
+        if not (m[base + card] and loose[card]) or (wild >= 0 and card % 13 == wild):
+            continue
+        rank = card % 13
+        suit = card // 13
+        keep = 0.0
+        for other in range(52):
+            if not loose[other] or other == card:
+                continue
+            if other % 13 == rank:
+                if other // 13 == suit:
+                    continue
+                outs = 0
+                for s in range(4):
+                    if s != suit and s != other // 13:
+                        outs += unseen[s * 13 + rank]
+                score = min(np.float64(outs + jokers), max_outs)
+            elif other // 13 == suit:
+                outs = _run_outs(card, other, unseen, ace_high, False)
+                if outs < 0:
+                    continue
+                score = min(np.float64(outs + jokers), max_outs) * run_factor
+            else:
+                continue
+            if score > keep:
+                keep = score
+        value = values[card] * late - weights[W_NEAR] * keep
+        danger = 0.0
+        if num_players >= 2:
+            partners = 0
+            for other in range(52):
+                if other == card or not np.int64(o[known_next + other]):
+                    continue
+                if other % 13 == rank or (other // 13 == suit and _run_outs(card, other, unseen, ace_high,
+                                                                           True) >= 0):
+                    partners += 1
+            points = 25.0 if partners >= 2 else (6.0 if partners == 1 else 0.0)
+            if fits[card]:
+                points += 8.0
+            danger = weights[W_DANGER] * points
+        total = value - danger
+        if best_card < 0 or total > best_score or (total == best_score and (
+                values[card] > values[best_card] or (values[card] == values[best_card] and card < best_card))):
+            best_card = card
+            best_score = total
+    return base + best_card
+
+
 @njit(cache=True)
 def indian_decisions(obs, masks, offsets, ids, weights, values, copies, num_players, has_jokers, ace_high,
                      sparams, rank_values, tables, state, scratch, memo, pmemo, out, actions):
@@ -164,66 +354,30 @@ def indian_decisions(obs, masks, offsets, ids, weights, values, copies, num_play
     nat = np.zeros(53, np.int64)
     hand = np.zeros(53, np.int64)
     loose = np.zeros(53, np.int64)
-    loose2 = np.zeros(53, np.int64)
     unseen = np.zeros(53, np.int64)
     rest = np.zeros(53, np.int64)
+    no_fits = np.zeros(53, np.int64)
     n_actions = masks.shape[1]
     for row in range(obs.shape[0]):
         o = obs[row]
         m = masks[row]
-        first = -1
-        n_legal = 0
-        for a in range(n_actions):
-            if m[a]:
-                if first < 0:
-                    first = a
-                n_legal += 1
+        first, n_legal, top, phase = read_row(o, m, offsets, hand)
         if n_legal == 1:
             actions[row] = first
             continue
-        for c in range(53):
-            hand[c] = np.int64(o[offsets[O_HAND] + c])
         wild_card = wild_card_of(o, offsets[O_WILD])
         wild = wild_rank(wild_card)
-        top = -1
-        for c in range(53):
-            if np.int64(o[offsets[O_TOP] + c]) == 1:
-                top = c
-                break
-        phase = 0 if np.int64(o[offsets[O_PHASE]]) else (1 if np.int64(o[offsets[O_PHASE] + 1]) else -1)
         if phase == 0:
             take = ids[A_TAKE]
             if not m[take]:
                 actions[row] = ids[A_DRAW]
                 continue
-            # wants_top
-            want = False
-            if top >= 0:
-                if top == JOKER or (wild >= 0 and top % 13 == wild):
-                    want = True
-                elif _could_meld(top, hand, wild, ace_high):
-                    dead_now, _, _ = arrange(hand, wild, sparams, rank_values, tables, state, scratch, memo, pmemo,
-                                              out, nat, loose)
-                    if dead_now < 0:
-                        actions[row] = -1
-                        continue
-                    worst_now = 0
-                    for c in range(53):
-                        if loose[c] and values[c] > worst_now:
-                            worst_now = values[c]
-                    hand[top] += 1
-                    dead_new, _, _ = arrange(hand, wild, sparams, rank_values, tables, state, scratch, memo, pmemo,
-                                              out, nat, loose2)
-                    hand[top] -= 1
-                    if dead_new < 0:
-                        actions[row] = -1
-                        continue
-                    worst_new = 0
-                    for c in range(53):
-                        if loose2[c] and c != top and values[c] > worst_new:
-                            worst_new = values[c]
-                    want = dead_new - worst_new < dead_now - worst_now
-            actions[row] = take if want else ids[A_DRAW]
+            want = wants_top(hand, top, wild, has_jokers, False, False, ace_high, values, sparams, rank_values,
+                             tables, state, scratch, memo, pmemo, out, nat, loose)
+            if want < 0:
+                actions[row] = -1
+                continue
+            actions[row] = take if want == 1 else ids[A_DRAW]
             continue
         # play: declare when offered
         declared = -1
@@ -234,77 +388,11 @@ def indian_decisions(obs, masks, offsets, ids, weights, values, copies, num_play
         if declared >= 0:
             actions[row] = declared
             continue
-        base = ids[A_DISCARD]
-        any_discard = False
-        for c in range(53):
-            if m[base + c]:
-                any_discard = True
-                break
-        if not any_discard:
-            actions[row] = first
-            continue
         dead, pure, runs = arrange(hand, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat,
                                     loose)
         if dead < 0:
             actions[row] = -1
             continue
-        n_candidates = 0
-        for c in range(52):
-            if m[base + c] and loose[c] and not (wild >= 0 and c % 13 == wild):
-                n_candidates += 1
-        if n_candidates == 0:
-            # the melded card whose removal leaves the least deadwood; jokers and wild cards last
-            best_c = -1
-            best_dw = 0
-            failed = False
-            for c in range(52):
-                if not m[base + c] or (wild >= 0 and c % 13 == wild):
-                    continue
-                for k in range(53):
-                    rest[k] = hand[k]
-                rest[c] -= 1
-                dw = _deadwood(rest, wild, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat)
-                if dw < 0:
-                    failed = True
-                    break
-                if best_c < 0 or dw < best_dw or (dw == best_dw and values[c] > values[best_c]):
-                    best_c = c
-                    best_dw = dw
-            if failed:
-                actions[row] = -1
-                continue
-            if best_c < 0:
-                for c in range(53):
-                    if m[base + c]:
-                        best_c = c
-                        break
-            actions[row] = base + best_c
-            continue
-        # unseen cards (RuleAgent.unseen)
-        for c in range(53):
-            seen = hand[c] + np.int64(o[offsets[O_REST] + c])
-            if offsets[O_TABLE_CARDS] >= 0:
-                seen += np.int64(o[offsets[O_TABLE_CARDS] + c])
-            for p in range(1, num_players):
-                seen += np.int64(o[offsets[O_KNOWN] + p * 53 + c])
-            unseen[c] = seen
-        if top >= 0:
-            unseen[top] += 1
-        if offsets[O_CUT] >= 0:
-            for c in range(53):
-                if np.int64(o[offsets[O_CUT] + c]) == 1:
-                    unseen[c] += 1
-                    break
-        if wild_card >= 0:
-            unseen[wild_card] += 1
-        for c in range(53):
-            unseen[c] = max(0, copies[c] - unseen[c])
-        jokers = 0
-        if has_jokers:
-            jokers = unseen[JOKER]
-            if wild >= 0:
-                for s in range(4):
-                    jokers += unseen[s * 13 + wild]
         lives_boost = weights[W_LIVES]
         if not pure:
             run_factor = 1.0 + lives_boost
@@ -312,53 +400,7 @@ def indian_decisions(obs, masks, offsets, ids, weights, values, copies, num_play
             run_factor = 1.0 + 0.5 * lives_boost
         else:
             run_factor = 1.0
-        late = 1.0 + weights[W_LATE] * np.float64(o[offsets[O_TURN]]) * weights[W_MAX_TURNS] / 50.0
-        max_outs = weights[W_MAX_OUTS]
-        known_next = offsets[O_KNOWN] + 53
-        best_card = -1
-        best_score = 0.0
-        for card in range(52):
-            if not (m[base + card] and loose[card]) or (wild >= 0 and card % 13 == wild):
-                continue
-            rank = card % 13
-            suit = card // 13
-            keep = 0.0
-            for other in range(52):
-                if not loose[other] or other == card:
-                    continue
-                if other % 13 == rank:
-                    if other // 13 == suit:
-                        continue
-                    outs = 0
-                    for s in range(4):
-                        if s != suit and s != other // 13:
-                            outs += unseen[s * 13 + rank]
-                    score = min(np.float64(outs + jokers), max_outs)
-                elif other // 13 == suit:
-                    outs = _run_outs(card, other, unseen, ace_high, False)
-                    if outs < 0:
-                        continue
-                    score = min(np.float64(outs + jokers), max_outs) * run_factor
-                else:
-                    continue
-                if score > keep:
-                    keep = score
-            value = values[card] * late - weights[W_NEAR] * keep
-            danger = 0.0
-            if num_players >= 2:
-                partners = 0
-                for other in range(52):
-                    if other == card or not np.int64(o[known_next + other]):
-                        continue
-                    if other % 13 == rank or (other // 13 == suit and _run_outs(card, other, unseen, ace_high,
-                                                                               True) >= 0):
-                        partners += 1
-                points = 25.0 if partners >= 2 else (6.0 if partners == 1 else 0.0)
-                danger = weights[W_DANGER] * points
-            total = value - danger
-            if best_card < 0 or total > best_score or (total == best_score and (
-                    values[card] > values[best_card] or (values[card] == values[best_card] and card < best_card))):
-                best_card = card
-                best_score = total
-        actions[row] = base + best_card
+        actions[row] = discard_action(o, m, first, hand, wild, wild_card, top, loose, run_factor, no_fits, offsets, ids,
+                                      weights, values, copies, num_players, has_jokers, ace_high, sparams,
+                                      rank_values, tables, state, scratch, memo, pmemo, out, nat, rest, unseen)
     return actions

@@ -3,8 +3,9 @@
 ``tests/data/rule_positions_<case>.npz`` hold (observation, action mask, action) of 10,000
 decisions per case, recorded from rule-agent self-play (2 players) with the agent as it stood
 before it was compiled (``tests/data/record_rule_positions.py``). Every recorded decision must
-come back unchanged from the batched agent (the compiled kernel for Indian, with and without a
-wild joker, I2) and from ``act``.
+come back unchanged from the batched agent (the compiled kernels: Indian with and without a wild
+joker, I2; Basic and römi with their table melds, B3, R4, R5) and from ``act``; live hands at
+other table sizes and weights play the kernels in lockstep with ``act``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 from agents.base import AgentError
 from agents.rule_agent import RuleAgent
 from rummy_env import solver
+from rummy_env.game import MELD, PLACE
 
 DATA = Path(__file__).parent / "data"
 CASES = {
@@ -53,7 +55,7 @@ def test_act_batch_replays_recorded_decisions(case):
     assert np.array_equal(got, actions), mismatches(got, actions)
 
 
-@pytest.mark.parametrize("case", ["indian", "indian_wild"])
+@pytest.mark.parametrize("case", list(CASES))
 def test_act_batch_in_small_batches_and_one_by_one(case):
     """Rows are independent: any split of the batch decides alike, and so does ``act``."""
     agent, observations, masks, actions = recorded(case)
@@ -119,3 +121,45 @@ def test_indian_act_batch_matches_act_in_live_play(players, options):
             state.apply(moves[fast])
             decisions += 1
         hand += 1
+
+
+@pytest.mark.parametrize("game, players, weights", [
+    ("basic", 3, {}),
+    ("basic", 4, {"hold_until": 3}),
+    ("basic", 2, {"hold_until": 3, "hold_loose": 0, "late_weight": 1.0}),
+    ("romi", 3, {}),
+    ("romi", 4, {"hold_until": 3}),
+    ("romi", 2, {"danger_weight": 2.0, "max_outs": 2}),
+])
+def test_table_act_batch_matches_act_in_live_play(game, players, weights):
+    """The Basic and römi kernel against ``act``, decision by decision, at table sizes and weights
+    the recordings lack (``hold_until``: play step 0). One move in five is a random legal move, so
+    that the hands reach positions the rule agent would not steer into (many cards held, owed
+    cards, R4, R5, and joker swaps)."""
+    from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
+    from rummy_env.game import GameState
+
+    agent = RuleAgent(game, players, **weights)
+    moves = action_layout(game).moves
+    rng = np.random.default_rng(players)
+    first_play = action_layout(game).kind_base[MELD]
+    decisions = 0
+    plays = offered = 0
+    hand = 0
+    while decisions < 600:
+        state = GameState.new(game, players, seed=f"live:{game}:{players}:{hand}")
+        encoder = ObservationEncoder(state.rules)
+        while not state.is_over and decisions < 600:
+            observation = encoder.encode(state, state.current)[None]
+            mask = action_mask(state)[None]
+            fast = int(agent.act_batch(observation, mask)[0])
+            slow = agent.act(observation[0], mask[0])
+            assert fast == slow, f"hand {hand}, decision {decisions}: act_batch {fast}, act {slow}"
+            plays += moves[fast][0] in (MELD, PLACE)
+            offered += bool(mask[0, first_play:].any())
+            legal = np.flatnonzero(mask[0])
+            state.apply(moves[int(rng.choice(legal)) if rng.random() < 0.2 else fast])
+            decisions += 1
+        hand += 1
+    assert offered > 50 and plays > 0, f"{offered} positions offered a meld or lay-off, {plays} chosen: " \
+        "the test misses the play steps"
