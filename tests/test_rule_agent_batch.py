@@ -18,6 +18,7 @@ import pytest
 from agents.base import AgentError
 from agents.rule_agent import RuleAgent
 from rummy_env import solver
+from rummy_env.cards import parse_card
 from rummy_env.game import MELD, PLACE
 
 DATA = Path(__file__).parent / "data"
@@ -163,3 +164,27 @@ def test_table_act_batch_matches_act_in_live_play(game, players, weights):
         hand += 1
     assert offered > 50 and plays > 0, f"{offered} positions offered a meld or lay-off, {plays} chosen: " \
         "the test misses the play steps"
+
+
+def test_table_kernel_swaps_a_joker_only_for_less_deadwood():
+    """R5, play step 4: a joker swap is played only when it lowers the deadwood. The hand
+    5s 5h 5d is a set; swapping 5s for the joker standing for it in 4s * 6s 7s leaves
+    5h 5d * (deadwood 0 = 0 now), so the agent keeps its cards and discards (no loose card: the
+    melded card whose removal leaves the least deadwood, 5s). The set itself may not go down:
+    it would leave no card to discard (R6)."""
+    from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
+    from rummy_env.game import DISCARD, DRAW
+    from rummy_env.scenario import make_state
+
+    state = make_state("romi", hands=["5s 5h", "9c Qh Jd"], discard="2c", stock="Kc 5d",
+                       table=["4s * 6s 7s"], opened=[True, True])
+    layout = action_layout("romi")
+    state.apply(layout.moves[layout.kind_base[DRAW]])  # draws 5d
+    observation = ObservationEncoder(state.rules).encode(state, 0)[None]
+    mask = action_mask(state)[None]
+    swap = layout.kind_base[PLACE] + parse_card("5s")  # 5s onto table meld 0, where the joker stands for it
+    assert mask[0, swap], "the swap must be legal in this position"
+    agent = RuleAgent("romi", 2)
+    discard_5s = layout.moves.index((DISCARD, parse_card("5s"), 0))
+    assert agent.act(observation[0], mask[0]) == discard_5s
+    assert int(agent.act_batch(observation, mask)[0]) == discard_5s
