@@ -21,7 +21,7 @@ from numba import njit
 from rummy_env.compiled.solver import JOKER
 
 from .rule_compiled import (A_DRAW, A_MELD, A_PLACE, A_PLACE_JOKER_LOW, A_TAKE, A_TAKE_CUT, O_HAND_SIZES, O_MUST_PLACE,
-                            O_OPENED, O_TABLE_MELDS, W_HOLD_LOOSE, W_HOLD_UNTIL, arrange, deadwood, discard_action,
+                            O_OPENED, O_TABLE_MELDS, W_HOLD_LOOSE, W_HOLD_UNTIL, deadwood, discard_action,
                             lay_out, read_row, wants_top)
 
 # table_rules: the game's facts the play reads
@@ -191,22 +191,23 @@ def table_decisions(obs, masks, offsets, ids, weights, values, copies, num_playe
                              rank_values, tables, state, scratch, memo, pmemo, out, nat, loose)
             actions[row] = -1 if want < 0 else (take if want == 1 else ids[A_DRAW])
             continue
+        # the best arrangement, once: its melds (in ``out``) for the play steps, its loose cards for the discard
+        dead, n_melds = lay_out(hand, -1, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose)
+        if dead < 0:
+            actions[row] = -1
+            continue
         any_play = False
         for a in range(first_play, n_actions):
             if m[a]:
                 any_play = True
                 break
         if any_play:
-            action = _play(o, m, hand, fits, first_play, n_actions, offsets, ids, weights, num_players, table_rules,
-                           t_cards, t_len, meld_at, sparams, rank_values, tables, state, scratch, memo, pmemo, out,
-                           nat, loose, used, rest, wanted, wanted_jokers)
+            action = _play(o, m, hand, fits, dead, n_melds, first_play, n_actions, offsets, ids, weights, num_players,
+                           table_rules, t_cards, t_len, meld_at, sparams, rank_values, tables, state, scratch, memo,
+                           pmemo, out, nat, loose, used, rest, wanted, wanted_jokers)
             if action != -3:  # -3: discard
                 actions[row] = action
                 continue
-        dead, _, _ = arrange(hand, -1, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose)
-        if dead < 0:
-            actions[row] = -1
-            continue
         actions[row] = discard_action(o, m, first, hand, -1, -1, top, loose, 1.0, fits, offsets, ids, weights, values,
                                       copies, num_players, has_jokers, ace_high, sparams, rank_values, tables, state,
                                       scratch, memo, pmemo, out, nat, rest, unseen)
@@ -214,10 +215,11 @@ def table_decisions(obs, masks, offsets, ids, weights, values, copies, num_playe
 
 
 @njit(cache=True)
-def _play(o, m, hand, fits, first_play, n_actions, offsets, ids, weights, num_players, table_rules, t_cards, t_len,
-          meld_at, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose, used, rest, wanted,
-          wanted_jokers):
-    """Play steps 0 to 5 of ``RuleAgent._play_table`` when a meld or placement is legal: the
+def _play(o, m, hand, fits, dead, n_melds, first_play, n_actions, offsets, ids, weights, num_players, table_rules,
+          t_cards, t_len, meld_at, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose, used,
+          rest, wanted, wanted_jokers):
+    """Play steps 0 to 5 of ``RuleAgent._play_table`` when a meld or placement is legal, given the
+    hand's best arrangement just laid out (``dead``, ``n_melds`` melds in ``out``, ``loose``): the
     action, -3 to discard instead (step 6), -1 on the solver's overflow."""
     owes = False
     if offsets[O_MUST_PLACE] >= 0:  # R4, R5: a card or jokers owed to the table this turn
@@ -229,9 +231,6 @@ def _play(o, m, hand, fits, first_play, n_actions, offsets, ids, weights, num_pl
         best, _ = _best_after_play(m, first_play, n_actions, False, hand, o, ids, t_cards, t_len, meld_at, used, rest,
                                    sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat)
         return -1 if best < 0 else best
-    dead, n_melds = lay_out(hand, -1, sparams, rank_values, tables, state, scratch, memo, pmemo, out, nat, loose)
-    if dead < 0:
-        return -1
     # step 0: hold every meld while the others hold many cards and the hand is far from out
     fewest = 1 << 30
     for p in range(1, num_players):
