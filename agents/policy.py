@@ -244,6 +244,20 @@ def _check_archive(source: Path) -> None:
         raise CheckpointError(f"checkpoint {str(source)!r}: corrupt, the checksum of {broken!r} fails")
 
 
+def sample_actions(probabilities: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """One action per row of ``probabilities`` (rows of a masked softmax), drawn with
+    ``generator`` by inverting the cumulative sum: one uniform number a row. A row's zero
+    entries are never drawn. Much faster than ``torch.multinomial`` on wide rows (römi's 2,319
+    actions), and the same law."""
+    cdf = probabilities.double().cumsum(dim=-1)
+    u = torch.rand(cdf.shape[0], 1, dtype=torch.float64, generator=generator) * cdf[:, -1:]
+    actions = torch.searchsorted(cdf, u, right=True).squeeze(1)
+    # u < the row's total, so the entry found has a positive probability; rounding could put u
+    # on the total itself, past the last legal entry: step back to it
+    last_legal = probabilities.shape[1] - 1 - (probabilities > 0).flip(1).to(torch.int8).argmax(dim=1)
+    return torch.minimum(actions, last_legal)
+
+
 class PolicyAgent(Agent):
     """Plays a ``MaskedActorCritic``: the most likely allowed action (greedy) or a sample."""
 
@@ -278,8 +292,7 @@ class PolicyAgent(Agent):
         if self.greedy:
             actions = logits.argmax(dim=-1)
         else:
-            probabilities = torch.softmax(logits, dim=-1)
-            actions = torch.multinomial(probabilities, 1, generator=self.generator).squeeze(-1)
+            actions = sample_actions(torch.softmax(logits, dim=-1), self.generator)
         return actions.numpy().astype(np.int64)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

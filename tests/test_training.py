@@ -10,9 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents.base import Agent
-from agents.policy import CheckpointError, build_network, load_checkpoint
+from agents.policy import CheckpointError, build_network, load_checkpoint, sample_actions
 from agents.training import trainer as trainer_module
 from agents.training.cli import main as cli_main
 from agents.training.config import ConfigError, TrainConfig, load_yaml, make_config, vector_backend
@@ -67,6 +69,34 @@ def test_entropy_over_legal_actions_only():
     masks = torch.tensor([[1, 1, 0]], dtype=torch.int8)
     logits = torch.tensor([[0.0, 0.0, 5.0]]).masked_fill(masks == 0, torch.finfo(torch.float32).min)
     assert float(masked_entropy(logits, masks)) == pytest.approx(math.log(2), rel=1e-6)
+
+
+@given(st.integers(0, 2**31 - 1), st.integers(1, 6), st.integers(2, 2319))
+@settings(max_examples=40, deadline=None)
+def test_sampled_actions_are_legal(seed, rows, width):
+    """``sample_actions`` never draws a masked action, wherever the legal ones lie in a wide row
+    (the last entry legal or not; a single legal action; almost all masked)."""
+    rng = np.random.default_rng(seed)
+    masks = torch.from_numpy(rng.random((rows, width)) < rng.choice([0.001, 0.05, 0.5, 1.0]))
+    masks[torch.arange(rows), torch.from_numpy(rng.integers(0, width, rows))] = True
+    logits = torch.from_numpy(rng.normal(0, 3, (rows, width)).astype(np.float32))
+    probabilities = torch.softmax(logits.masked_fill(~masks, torch.finfo(torch.float32).min), dim=-1)
+    generator = torch.Generator().manual_seed(seed)
+    for _ in range(5):
+        actions = sample_actions(probabilities, generator)
+        assert actions.shape == (rows,) and bool(masks[torch.arange(rows), actions].all())
+
+
+def test_sampled_actions_follow_the_probabilities():
+    """200,000 draws from one row: each action's share within 5 standard errors of its
+    probability, and the same seed draws the same actions."""
+    probabilities = torch.tensor([0.5, 0.0, 0.3, 0.15, 0.0, 0.05])
+    rows = probabilities.repeat(200_000, 1)
+    actions = sample_actions(rows, torch.Generator().manual_seed(3))
+    shares = torch.bincount(actions, minlength=6).double() / len(actions)
+    error = (probabilities.double() * (1 - probabilities.double()) / len(actions)).sqrt()
+    assert bool(((shares - probabilities.double()).abs() <= 5 * error + 1e-12).all()), shares
+    assert torch.equal(actions, sample_actions(rows, torch.Generator().manual_seed(3)))
 
 
 # ----------------------------------------------------------------------------- collection

@@ -14,12 +14,14 @@ What is römi's own is written here, a hybrid chosen so that every answer is the
 * **Look-aheads** (R4, R5) decide whether an owed card can still reach the table (taking the
   discard top after the first turn, every play while something is owed, every joker swap) and
   whether a player can go out with the cut card (R4). They are exact depth-first searches over
-  those plays, pruned only by the engine's own necessary tests (``_has_home`` for an owed card,
-  step 1 of ``_may_go_out`` when going out) and by its lossless rule of trying swaps only first
-  (``_swaps_after``). Their answers are existence answers, so the search order does not matter.
-  Each search has a node budget; a row whose search runs out of it is marked, and
-  ``RomiCore`` writes that row's mask from the Python engine's ``legal_moves()`` on a
-  ``GameState`` rebuilt from the arrays (rare: ``tests/test_vector_compiled.py`` counts it).
+  those plays, pruned only as the engine prunes: by its necessary tests (``_has_home`` for an
+  owed card; both steps of ``_may_go_out`` when going out, the second by the compiled solver),
+  its lossless rule of trying swaps only first (``_swaps_after``) and, when going out, its sleep
+  sets (plays that commute are tried in one order only). Their answers are existence answers,
+  so the search order does not matter. Each search has a node budget; a row whose search runs
+  out of it is marked, and ``RomiCore`` writes that row's mask from the Python engine's
+  ``legal_moves()`` on a ``GameState`` rebuilt from the arrays (rare: ``tests/test_vector_compiled.py``
+  counts it).
 * **Going out with the cut card** ends the hand: the plays the engine would find change only the
   table and the winner's hand, and the payments (R7) read only the other hands and whether the
   others have opened, so the kernel ends the hand without choosing the plays.
@@ -40,7 +42,7 @@ from ..game import PHASE_DRAW, GameState
 from ..melds import RUN, SET
 from ..obs_spec import MAX_TABLE_MELDS
 from ..ruleset import RuleSet
-from . import skeleton, table
+from . import skeleton, solver, table
 from .skeleton import ASK_PYTHON, CURRENT, ENDED, GAME_MOVE, GOES_ON, IN_RUN, LONE, MAX_SLOTS, NMELDS, \
     NUM_SCALARS, OWED, OWED_JOKERS, PHASE, PILE_LEN, SHOWN, TAKEN, bit_count, held_bits
 from .table import SETS_PER_RANK
@@ -52,7 +54,7 @@ SEARCH_SCALARS = NUM_SCALARS + 2
 MAX_MELDS = MAX_TABLE_MELDS["romi"]  # 35
 DEPTH = 40  # plays in one look-ahead: each puts a card on the table, so a turn has fewer
 MAX_PLAYS = 1024  # plays listed at one position: 373 templates and under 8 per table meld
-SEARCH_BUDGET = 4000
+SEARCH_BUDGET = 50_000
 """Positions one look-ahead may visit before its row is handed to the Python engine (the default
 of ``RomiCore.search_budget``)."""
 
@@ -360,6 +362,29 @@ def few_homeless(hand, cut, nm, tk, tkey, tlow, tlen, ts, in_run, lone):
     return True
 
 
+@njit(cache=True)
+def melds_but_one(hand, nm, tk, tkey, tlow, tlen, ts, relaxed, bank, work):
+    """Step 2 of ``game._may_go_out``: with every natural card that could reach a table meld
+    counted as a joker, the hand melds under Indian meld rules (``bank``: the solver's ``"count"``
+    rules) leaving at most one card. True also when the hand overflows the solver (no bound)."""
+    jokers = hand[JOKER]
+    if jokers < 2:
+        jokers += _swappable(hand, nm, tk, tkey, tlow, tlen, ts, -1)
+        if jokers > 2:
+            jokers = 2
+    for c in range(NUM_TYPES):
+        relaxed[c] = hand[c]
+    if nm > 0:
+        held_cards = held_bits(hand)
+        for card in range(JOKER):
+            if hand[card] and _table_home(card, _suit_positions(held_cards, card // NUM_RANKS), jokers, nm, tk, tkey,
+                                          tlow, tlen, ts):
+                relaxed[JOKER] += relaxed[card]
+                relaxed[card] = 0
+    loose = solver.fewest_loose(relaxed, bank, 2, work)
+    return loose == solver.OVERFLOW or loose <= 1
+
+
 # ----------------------------------------------------------------------------- look-aheads
 
 
@@ -414,9 +439,104 @@ def _list_plays(d, taken, w, g):
                      g[0], g[1], g[4], plays[d], swaps[d])
 
 
-# Columns of the search's per-position bookkeeping (the workspace's ``w[11]``).
-NEXT, COUNT, ROUND, SWAPS_OK = range(4)
+# Columns of the search's per-position bookkeeping (the workspace's ``w[11]``): the next listed
+# play to look at, how many are listed, the round, whether swaps are tried, how many plays are
+# asleep (``w[15]``) and how many were tried (``w[16]``).
+NEXT, COUNT, ROUND, SWAPS_OK, ASLEEP, TRIED = range(6)
 FINISH, GO_OUT = 0, 1
+
+
+@njit(cache=True)
+def _uses(action, hand, tpl, tpl_mask):
+    """``game._cards_used`` of a play that is not a swap: (the natural cards it takes from the
+    hand as a bit mask, the jokers it takes, how many cards in all)."""
+    if action >= ROMI_PLACE_JOKER_LOW_BASE:
+        return np.int64(0), 1, 1
+    if action >= ROMI_PLACE_BASE:
+        card = (action - ROMI_PLACE_BASE) % NUM_TYPES
+        if card == JOKER:
+            return np.int64(0), 1, 1
+        return np.int64(1) << card, 0, 1
+    t = action - ROMI_MELD_BASE
+    naturals = tpl_mask[t] & held_bits(hand)
+    size = tpl[t, 3]
+    return naturals, size - bit_count(naturals), size
+
+
+@njit(cache=True)
+def _meld_of(action):
+    """The table meld a lay-off or joker placement goes onto (-1 for a new meld)."""
+    if action >= ROMI_PLACE_JOKER_LOW_BASE:
+        return action - ROMI_PLACE_JOKER_LOW_BASE
+    if action >= ROMI_PLACE_BASE:
+        return (action - ROMI_PLACE_BASE) // NUM_TYPES
+    return -1
+
+
+@njit(cache=True)
+def _independent(p, q, hand, size, taken, tpl, tpl_mask):
+    """``game._independent`` of two plays that are not swaps: both can be made, in either order,
+    leaving a card to discard (``size``: the hand's size, ``taken``: the card taken this turn)."""
+    if p == q:
+        return False
+    meld_p = _meld_of(p)
+    if meld_p != -1 and meld_p == _meld_of(q):
+        return False  # two cards onto one meld may change where each goes
+    naturals_p, jokers_p, cards_p = _uses(p, hand, tpl, tpl_mask)
+    naturals_q, jokers_q, cards_q = _uses(q, hand, tpl, tpl_mask)
+    both = naturals_p & naturals_q
+    while both:
+        low = both & -both
+        both ^= low
+        if hand[bit_count(low - 1)] < 2:
+            return False
+    if jokers_p and jokers_q and jokers_p + jokers_q > hand[JOKER]:
+        return False
+    left = size - cards_p - cards_q
+    if taken == -1:
+        return left > 0
+    if taken == JOKER:
+        return left > hand[JOKER] - jokers_p - jokers_q
+    return left > hand[taken] - ((naturals_p >> taken) & 1) - ((naturals_q >> taken) & 1)
+
+
+@njit(cache=True)
+def _asleep(d, action, w):
+    """Whether play ``action`` is asleep at search position ``d``."""
+    sleep = w[15][d]
+    for i in range(w[11][d, ASLEEP]):
+        if sleep[i] == action:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _put_to_sleep(d, k, taken, w, g):
+    """``_search_going_out``'s sleep sets: before play ``k`` of position ``d`` is tried, the plays
+    asleep at ``d + 1`` are those asleep or already tried at ``d`` that commute with it (two
+    melds do not: the table order of the new melds would differ); then ``k`` counts as tried."""
+    book = w[11][d]
+    child = w[11][d + 1]
+    child[ASLEEP] = 0
+    if w[9][d, k] == 1:
+        return  # a swap commutes with nothing, and is never asleep
+    play = w[8][d, k]
+    hand = w[0][d]
+    size = w[2][d, SIZE]
+    meld = play < ROMI_PLACE_BASE
+    out = w[15][d + 1]
+    for source in range(2):
+        ids = w[15][d] if source == 0 else w[16][d]
+        count = book[ASLEEP] if source == 0 else book[TRIED]
+        for i in range(count):
+            q = ids[i]
+            if meld and q < ROMI_PLACE_BASE:
+                continue
+            if _independent(play, q, hand, size, taken, g[0], g[1]):
+                out[child[ASLEEP]] = q
+                child[ASLEEP] += 1
+    w[16][d, book[TRIED]] = play
+    book[TRIED] += 1
 
 
 @njit(cache=True)
@@ -443,12 +563,14 @@ def _enter(mode, d, taken, w, g):
         if owed != -1 and not has_home(owed, hand, held_bits(hand), hand[JOKER], nm, w[3][d], w[4][d], w[5][d],
                                        w[6][d], w[7][d], g[2], g[3]):
             return 0
-    elif not few_homeless(hand, taken, nm, w[3][d], w[4][d], w[5][d], w[6][d], w[7][d], g[2], g[3]):
+    elif not (few_homeless(hand, taken, nm, w[3][d], w[4][d], w[5][d], w[6][d], w[7][d], g[2], g[3])
+              and melds_but_one(hand, nm, w[3][d], w[4][d], w[5][d], w[6][d], w[7][d], w[14], g[5], g[6])):
         return 0
     book = w[11][d]
     book[COUNT] = _list_plays(d, taken, w, g)
     book[NEXT] = 0
     book[ROUND] = 0 if mode == FINISH else 1
+    book[TRIED] = 0
     return 2
 
 
@@ -470,6 +592,8 @@ def _next_play(d, w, g):
                 continue
             if finishing and _places(w[8][d, k], target, hand, g[0], g[1]) != (book[ROUND] == 0):
                 continue
+            if book[ASLEEP] and _asleep(d, w[8][d, k], w):
+                continue
             return k
         book[ROUND] += 1
         book[NEXT] = 0
@@ -482,6 +606,7 @@ def search(mode, d0, swaps_ok, taken, w, g):
     budget ran out first (an explicit stack: numba cannot cache recursive functions)."""
     w[12][0] = mode
     w[11][d0, SWAPS_OK] = 1 if swaps_ok else 0
+    w[11][d0, ASLEEP] = 0
     found = _enter(mode, d0, taken, w, g)
     if found != 2:
         return found
@@ -493,6 +618,10 @@ def search(mode, d0, swaps_ok, taken, w, g):
                 return 0
             d -= 1
             continue
+        if mode == GO_OUT:
+            _put_to_sleep(d, k, taken, w, g)
+        else:
+            w[11][d + 1, ASLEEP] = 0
         _play_down(d, k, w, g[0])
         action = w[8][d, k]
         after = w[11][d, SWAPS_OK] == 1 and (w[9][d, k] == 1 or (action < ROMI_PLACE_BASE and w[2][d, OPEN] == 0))
@@ -643,18 +772,22 @@ def step_rows(rows, actions, s, w, g):
 def new_workspace(budget: int = SEARCH_BUDGET) -> tuple:
     """The search's scratch arrays: per position the hand, known cards (unused), scalars and table,
     the plays listed there and which are swaps; the node budget; per position the bookkeeping of
-    the plays tried (``NEXT`` …); the search's mode; the budget of each look-ahead."""
+    the plays tried (``NEXT`` …); the search's mode; the budget of each look-ahead; a hand for the
+    solver (``melds_but_one``); per position the plays asleep and the plays tried (sleep sets)."""
     return (np.zeros((DEPTH, NUM_TYPES), np.int8), np.zeros((DEPTH, NUM_TYPES), np.int8),
             np.zeros((DEPTH, SEARCH_SCALARS), np.int64), np.zeros((DEPTH, MAX_MELDS), np.int8),
             np.zeros((DEPTH, MAX_MELDS), np.int8), np.zeros((DEPTH, MAX_MELDS), np.int8),
             np.zeros((DEPTH, MAX_MELDS), np.int8), np.zeros((DEPTH, MAX_MELDS, MAX_SLOTS), np.int8),
             np.zeros((DEPTH, MAX_PLAYS), np.int64), np.zeros((DEPTH, MAX_PLAYS), np.int8), np.zeros(1, np.int64),
-            np.zeros((DEPTH, 4), np.int64), np.zeros(1, np.int64), np.array([budget], np.int64))
+            np.zeros((DEPTH, 6), np.int64), np.zeros(1, np.int64), np.array([budget], np.int64),
+            np.zeros(NUM_TYPES, np.uint8), np.zeros((DEPTH, MAX_PLAYS), np.int64),
+            np.zeros((DEPTH, MAX_PLAYS), np.int64))
 
 
 GAME_TABLES = (TEMPLATES, TEMPLATE_MASKS, IN_RUN, LONE, RUN_IDS)
 """What the kernels read of the game: the templates, their card masks, the solver's mask facts,
-the run templates by suit, low position and length."""
+the run templates by suit, low position and length (``RomiCore`` adds the solver's ``"count"``
+rules and its workspace)."""
 
 
 class RomiCore(table.TableCore):
@@ -665,7 +798,7 @@ class RomiCore(table.TableCore):
 
     def __init__(self, *args, **kwargs):
         self.workspace = new_workspace()
-        self.tables = (self.workspace, GAME_TABLES)
+        self.tables = (self.workspace, GAME_TABLES + (solver.rules("count", None).bank, solver.workspace().buffer))
         self.engine_masks = 0
         """Masks written by the Python engine because a look-ahead ran out of budget (a count)."""
         super().__init__(*args, **kwargs)

@@ -1052,6 +1052,15 @@ def _solve_flat(nat, bank, mode, limit, lay, work):
     return _solve(nat, mode, limit, lay, params, rank_values, tables, state, scratch, memo, pmemo, out)
 
 
+@njit(cache=True)
+def fewest_loose(nat, bank, limit, work):
+    """The fewest natural cards ``nat`` leaves outside melds under the rule set ``bank`` (the
+    ``"count"`` rules count cards), or ``limit`` when none is lower; OVERFLOW when the hand does
+    not fit the scratch arrays. For kernels: the bound of ``rummy_env.compiled.romi``'s going-out
+    search."""
+    return _solve_flat(nat, bank, FREE, limit, False, work)[0]
+
+
 # ---------------------------------------------------------------------------------------------
 # Python side: one rule set's tables, the shared workspace, and the functions ``rummy_env.solver`` calls.
 
