@@ -1244,16 +1244,21 @@ def _search_going_out(state: GameState, seen: dict, asleep: frozenset = frozense
             continue
         trial = state._trial()
         trial._apply_play(play)
-        # plays that commute with this one: the same state in either order, neither disabling
-        # the other (two melds do not: the table order of the new melds would differ)
-        meld = play[0] == MELD
-        nap = frozenset(q for q in (*asleep, *tried)
-                        if not (meld and q[0] == MELD) and _independent(hand, size, taken, uses, play, q))
+        nap = _asleep_after(play, (*asleep, *tried), hand, size, taken, uses)
         rest = _search_going_out(trial, seen, nap, swaps and _swaps_after(state, play, uses[play] is None))
         if rest is not None:
             return [play, *rest]
         tried.append(play)
     return None
+
+
+def _asleep_after(play: Move, candidates, hand, size: int, taken: int, uses: dict) -> frozenset:
+    """The sleep set after ``play``: the ``candidates`` (plays asleep, or tried before it, at this
+    position) that commute with it, the same state in either order and neither disabling the
+    other (``_independent``); two melds do not: the table order of the new melds would differ."""
+    meld = play[0] == MELD
+    return frozenset(q for q in candidates
+                     if not (meld and q[0] == MELD) and _independent(hand, size, taken, uses, play, q))
 
 
 def _swaps_after(state: GameState, play: Move, swap: bool) -> bool:

@@ -90,3 +90,39 @@ def test_sleep_sets_commute_the_plays_the_engine_commutes():
                 pairs += 1
                 commuting += expected
     assert pairs > 10_000 and 0.05 < commuting / pairs < 0.5
+
+
+def test_sleep_sets_follow_the_engines():
+    """``romi._put_to_sleep`` against the engine's ``game._asleep_after``: at each search root, a
+    seeded random set of plays asleep, then every play in the listed order as the search tries
+    them; the plays asleep after each, and the plays counted as tried."""
+    ids = move_ids("romi")
+    w, g = VectorGame("romi", 1, 4, seed=0, backend="numba").core.tables
+    rng = random.Random(11)
+    checked = sleeping = 0
+    for position in search_roots():
+        plays, swap_plays = position._table_plays()
+        uses = {play: game._cards_used(position, play) for play in plays}
+        hand = position.hands[position.current]
+        size, taken = sum(hand), position.taken_card
+        asleep = [play for play in plays if play not in swap_plays and rng.random() < 0.3]
+        w[0][0] = hand
+        w[2][0, romi.SIZE] = size
+        w[8][0, :len(plays)] = [ids[play] for play in plays]
+        w[9][0, :len(plays)] = [play in swap_plays for play in plays]
+        w[15][0, :len(asleep)] = [ids[play] for play in asleep]
+        w[11][0, romi.ASLEEP], w[11][0, romi.TRIED] = len(asleep), 0
+        tried = []
+        for k, play in enumerate(plays):
+            if play in asleep:
+                continue
+            expected = game._asleep_after(play, (*asleep, *tried), hand, size, taken, uses)
+            romi._put_to_sleep(0, k, taken, w, g)
+            got = w[15][1, :w[11][1, romi.ASLEEP]].tolist()
+            assert sorted(got) == sorted(ids[q] for q in expected), (play, position.to_dict())
+            tried.append(play)
+            kept = [ids[q] for q in tried if q not in swap_plays]
+            assert w[16][0, :w[11][0, romi.TRIED]].tolist() == kept
+            checked += 1
+            sleeping += len(expected)
+    assert checked > 1_000 and sleeping > 500
