@@ -71,7 +71,7 @@ def search_roots():
             position._apply_play(rng.choice(plays))
 
 
-def test_sleep_sets_commute_the_plays_the_engine_commutes():
+def test_R4_sleep_sets_commute_the_plays_the_engine_commutes():
     """The compiled search's sleep sets (``romi._independent``) against the engine's
     (``game._independent``), for every pair of plays that are not swaps, in every search root."""
     ids = move_ids("romi")
@@ -92,7 +92,7 @@ def test_sleep_sets_commute_the_plays_the_engine_commutes():
     assert pairs > 10_000 and 0.05 < commuting / pairs < 0.5
 
 
-def test_sleep_sets_follow_the_engines():
+def test_R4_sleep_sets_follow_the_engines():
     """``romi._put_to_sleep`` against the engine's ``game._asleep_after``: at each search root, a
     seeded random set of plays asleep, then every play in the listed order as the search tries
     them; the plays asleep after each, and the plays counted as tried."""
