@@ -307,16 +307,22 @@ def test_bench_export_prints_per_action_times(capsys):
 @pytest.mark.parametrize("game", ["indian", "basic", "romi"])
 def test_every_game_ships_a_pretrained_policy_that_plays_without_torch(game):
     """pretrained:GAME loads right after installation with torch unimportable and plays whole hands
-    in the arena; its model card states 2,000 duplicate-dealt hands against random and the rule
-    agent with intervals that hold the rate, and the policy matches the game's shapes."""
+    in the arena; its model card states its results on the evaluation panel (``agents.panel``, the
+    policy it replaced when it replaced one), 2,000 duplicate-dealt hands each but the search agent,
+    with intervals that hold the rate, and the policy matches the game's shapes."""
     import agents.pretrained as pretrained
+    from agents.panel import is_search, panel
 
     assert game in pretrained.shipped()
     card = pretrained.model_card(game)
     assert card["game"] == game and card["num_players"] == 2
-    assert [row["opponent"] for row in card["arena"]] == ["random", "rule"]
+    expected = [spec for spec in panel(game, 2) if spec != f"pretrained:{game}"]
+    if card["replaces"] is not None:
+        expected.insert(-1, "previous")
+    assert [row["opponent"] for row in card["arena"]] == expected
     for row in card["arena"]:
-        assert row["hands"] == 2000 and row["win_rate_low"] <= row["win_rate"] <= row["win_rate_high"]
+        assert row["hands"] == (50 if is_search(row["opponent"]) else 2000)
+        assert row["win_rate_low"] <= row["win_rate"] <= row["win_rate_high"]
     script = textwrap.dedent(f"""
         import sys
         sys.modules["torch"] = None

@@ -44,7 +44,7 @@ def shipped_dir(tmp_path_factory) -> Path:
     dest = root / "shipped"
     for players in (2, 4):
         ship(make_run(root / f"indian-{players}", "indian", players, seed=players), hands=2 * players, seed=1,
-             dest=dest)
+             dest=dest, search_hands=2)
     return dest
 
 
@@ -72,26 +72,35 @@ def test_ship_names_the_files_by_game_and_player_count_and_cards_hold_the_table_
         assert 0 <= row["share_low"] <= row["share_high"] <= 1
     assert card["summary"] == [summary_line(row) for row in card["arena"]]
     assert "3 x rule (4 seats)" in card["summary"][1] and "fair share 25.0%" in card["summary"][1]
+    assert card["replaces"] is None  # the first policy of its table replaces none
     two = pretrained.model_card("indian", 2)
-    assert two["num_players"] == 2 and [row["opponents"] for row in two["arena"]] == [1, 1]
+    assert [row["opponent"] for row in two["arena"]] == ["random", "rule", "search"]  # agents.panel at 2 seats
+    assert two["num_players"] == 2 and [row["opponents"] for row in two["arena"]] == [1, 1, 1]
+    assert [row["hands"] for row in two["arena"]] == [4, 4, 2]  # the search agent on --search-hands
     assert two["arena"][0]["command"].endswith("--agents pretrained:indian random --table --hands 4 --seed 1")
 
 
-def test_the_card_reproduces_in_the_arena_with_its_own_command(installed):
-    """The card's command, run on the shipped file, gives the card's figures: same seed, same result."""
-    row = pretrained.model_card("indian", 4)["arena"][1]
-    argv = row["command"].split()[3:] + ["--workers", "1", "--no-progress"]
-    with io.StringIO() as out, _quiet(out):
-        summary = arena.run_cli(argv)
-    again = summary["agents"][0]
-    assert (again["wins"], again["decided"], again["mean_points"]) == (row["wins"], row["decided"],
-                                                                       row["mean_points"])
-
-
-def _quiet(stream):
-    import contextlib
-
-    return contextlib.redirect_stdout(stream)
+def test_shipping_over_a_policy_plays_the_one_it_replaces_and_names_it(tmp_path):
+    """The card's panel holds the policy being replaced (in Basic also ``rule:hold_until=3``), played
+    from its file before it is overwritten; the card says which one it was."""
+    dest, kept = tmp_path / "dest", tmp_path / "kept"
+    first = ship(make_run(tmp_path / "first", "basic", 4, seed=1), hands=4, seed=2, dest=dest)[0]
+    shutil.copytree(dest, kept)
+    ship(make_run(tmp_path / "second", "basic", 4, seed=2), hands=4, seed=2, dest=dest)
+    old = json.loads((kept / "basic-4p.json").read_text())["model_card"]
+    card = json.loads((dest / "basic-4p.json").read_text())["model_card"]
+    assert [row["opponent"] for row in old["arena"]] == ["random", "rule", "rule:hold_until=3"]
+    assert [row["opponent"] for row in card["arena"]] == ["random", "rule", "rule:hold_until=3", "previous"]
+    assert card["replaces"] == {"file": first.name, "shipped": old["shipped"], "run_dir": None,
+                                "summary": old["summary"]}
+    previous = card["arena"][3]
+    assert previous["command"] is None and previous["opponents"] == 3 and previous["hands"] == 4
+    assert card["summary"][3].startswith("against 3 x the policy it replaces (4 seats): won ")
+    # the row again: the new policy against 3 copies of the kept old one, on the same deals
+    again = arena.one_against_many(f"onnx:{dest / 'basic-4p.onnx'}", f"onnx:{kept / 'basic-4p.onnx'}", "basic", 4,
+                                   4, seed=2)
+    assert (again["wins"], again["decided"], again["mean_points"]) == (previous["wins"], previous["decided"],
+                                                                       previous["mean_points"])
 
 
 # ----------------------------------------------------------------------------- choosing by player count
@@ -222,3 +231,44 @@ def test_every_shipped_policy_is_named_for_its_count_and_its_card_agrees(game, m
     for players in set(game_spec(game).player_counts) - set(counts):
         with pytest.raises(AgentError, match=f"at a table of {players}"):
             make_agent(f"pretrained:{game}", game, players)
+
+
+@pytest.mark.parametrize("argv, message", [(["--hands", "0"], "--hands and --workers must be at least 1"),
+                                           (["--search-hands", "-1"], "--search-hands must be 0 or more, not -1")])
+def test_ship_refuses_bad_counts_before_reading_the_checkpoint(argv, message, capsys):
+    from agents.pretrained.ship import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["no-such-run"] + argv)
+    assert stopped.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_recard_plays_the_installed_policy_on_the_panel_again_and_keeps_the_rest(tmp_path):
+    """A card from before the panel (random and rule only) gets the panel's rows; the file and the
+    card's other fields do not change, and the new rows equal a fresh ship's on the same seed."""
+    from agents.pretrained.ship import recard
+
+    dest = tmp_path / "dest"
+    model, card_file = ship(make_run(tmp_path / "run", "romi", 2, seed=3), hands=2, seed=4, dest=dest, search_hands=0)
+    metadata = json.loads(card_file.read_text())
+    fresh = metadata["model_card"]["arena"]
+    metadata["model_card"]["arena"] = fresh[:2]  # as an older card had it
+    metadata["model_card"].pop("replaces")
+    card_file.write_text(json.dumps(metadata))
+    before = model.read_bytes()
+    recard(model, hands=2, seed=4, search_hands=0)
+    card = json.loads(card_file.read_text())["model_card"]
+    assert [row["opponent"] for row in card["arena"]] == ["random", "rule", "rule:hold_until=3"]
+    assert card["arena"] == fresh and card["replaces"] is None and "panel_played" in card
+    assert model.read_bytes() == before
+    assert {k: v for k, v in card.items() if k not in ("arena", "summary", "panel_played", "replaces")} == {
+        k: v for k, v in metadata["model_card"].items() if k not in ("arena", "summary")}
+
+
+def test_recard_of_a_file_without_a_card_names_it(tmp_path):
+    from agents.pretrained.ship import recard
+
+    lost = tmp_path / "basic-2p.onnx"
+    lost.write_bytes(b"not a model")
+    with pytest.raises(AgentError, match="--recard '.*basic-2p.onnx': no readable model card at '.*basic-2p.json'"):
+        recard(lost)

@@ -347,6 +347,36 @@ def test_turn_share_weighs_a_self_play_hand_by_its_learner_seats():
     assert stats["train/turn_share/random"] == 0.0
 
 
+def test_mixed_tables_share_the_seats_between_the_learner_and_its_opponent():
+    """``pool_shared_seats``: against a pool opponent each other seat is the learner's too with that
+    chance, one seat always stays the opponent's, and the learner's decisions come from every seat
+    it holds; at 0 a hand against an opponent has exactly one learner seat."""
+    from agents.registry import make_agent
+
+    for shared, low, high in ((0.0, 1.0, 1.0), (0.5, 1.6, 2.4)):
+        collector = _collector("basic", 4, shared_seats=shared)
+        collector.set_pool(["rule"], [1.0], {"rule": make_agent("rule", "basic", 4)})
+        counts = []
+        for _ in range(100):
+            for i in range(collector.venv.num_envs):
+                collector._deal_opponent(i)
+                counts.append(int(collector.learner[i].sum()))
+        # 1 + 3 * 0.5 learner seats, less the all-learner draws (1 in 8, 4 -> 3): 2.375 on average
+        assert min(counts) >= 1 and max(counts) <= 3 and low <= np.mean(counts) <= high, np.mean(counts)
+        rollout = collector.collect(2000)
+        assert all(hand[0] == "rule" for hand in rollout.hands)
+        assert {len(hand[1]) for hand in rollout.hands} == ({1} if shared == 0 else {1, 2, 3})
+
+
+def test_a_mixed_table_hand_is_won_when_any_learner_seat_wins():
+    pool = trainer_module.OpponentPool(0.0, 1.0, False, 4, 2.0)
+    hands = [("rule", (0, 2), "win", 2, [-4.0, -6.0, 10.0, 0.0], 30),
+             ("rule", (1, 3), "win", 0, [12.0, -2.0, -6.0, -4.0], 30)]
+    stats, counts = trainer_module.hand_statistics(hands, pool)
+    assert counts["rule"] == (1, 2) and stats["train/win_rate/rule"] == 0.5
+    assert stats["train/points_per_hand/rule"] == pytest.approx((3.0 + -3.0) / 2)
+
+
 def test_an_opponent_leaving_the_pool_finishes_its_hands():
     """A snapshot that leaves the pool while hands are being played against it stays until they
     end: the next collection neither fails nor drops those hands."""
@@ -542,6 +572,8 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
     ({"game": "basic", "pool_opponents": ["rule:hold_until=3", "rule:hold_until=3"]},
      r"field 'pool_opponents': 'rule:hold_until=3' is in the pool already"),
     ({"pool_opponents": ["alien"]}, r"field 'pool_opponents': unknown agent spec 'alien'"),
+    ({"pool_shared_seats": 0.5}, r"field 'pool_shared_seats' \(0.5\) needs a table of 3 or more \('num_players' is 2"),
+    ({"num_players": 4, "pool_shared_seats": 1.0}, r"field 'pool_shared_seats': 1.0 is out of range: expected <= 0.95"),
 ])
 def test_config_errors_name_the_field(values, message):
     with pytest.raises(ConfigError, match=message):

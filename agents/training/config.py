@@ -149,6 +149,10 @@ class TrainConfig:
     pool_self_fraction: float = _f(0.2, "share of hands the learner plays against itself (all seats learn)",
                                    low=0.0, high=1.0)
     pool_rule_min: float = _f(0.4, "least share of the other hands against the rule agent", low=0.0, high=1.0)
+    pool_shared_seats: float = _f(0.0, "at a table of 3 or more: the chance that each other seat of a hand against a "
+                                  "pool opponent is the learner's too (a mixed table: the learner's copies and "
+                                  "the opponent share it; one seat stays the opponent's); 0: one learner seat",
+                                  low=0.0, high=0.95)
     pool_random: bool = _f(True, "keep the random agent in the pool")
     pool_opponents: list = _f([], "more fixed opponents in the pool, agent specs (docs/agents.md), e.g. "
                               "pretrained:basic or rule:hold_until=3; drawn by PFSP like the snapshots")
@@ -276,6 +280,9 @@ def validate(config: TrainConfig) -> TrainConfig:
         raise ConfigError(f"config: field 'pool_max_snapshots' ({config.pool_max_snapshots}) is more than the run's "
                           f"{updates} PPO updates ('total_steps' / 'rollout_size'): at most one snapshot is taken "
                           "per update, so the pool could never hold them")
+    if config.pool_shared_seats and config.num_players < 3:
+        raise ConfigError(f"config: field 'pool_shared_seats' ({config.pool_shared_seats}) needs a table of 3 or more "
+                          f"('num_players' is {config.num_players}: the one other seat is the opponent's)")
     if config.bc_dagger_rounds and not config.bc_warm_start:
         raise ConfigError(f"config: field 'bc_dagger_rounds' ({config.bc_dagger_rounds}) needs a clone to play: "
                           "'bc_warm_start' is false")

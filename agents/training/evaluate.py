@@ -8,14 +8,10 @@ hands, decided hands (with a winner), the learner's share of decided hands won w
 interval, and its points per hand with a 95% interval over deals (a deal's rotations averaged
 first, since they share the cards).
 
-**The panel** (``panel``, the spec ``panel`` in ``eval_opponents``) is fixed per game and table:
-random, the rule agent, the rule agent that holds its melds (``rule:hold_until=3``; Basic and
-römi, docs/agents.md "Holding melds"), the shipped policy of this game and table
-(``pretrained:GAME``, the one a new run should beat) and, at 2 players, the search agent
-(``search``, on fewer deals: it is slow; at a larger table it would fill N − 1 seats at a few
-decisions per second each, and is left out). The **panel score** that picks ``best.pt`` is the
-mean points per hand against every panel member but random (which every policy beats) and the
-search agent (too few deals to choose on).
+**The panel** (``panel``, the spec ``panel`` in ``eval_opponents``) is ``agents.panel``'s, fixed
+per game and table. The **panel score** that picks ``best.pt`` is the mean points per hand
+against every panel member but random (which every policy beats) and the search agent (too few
+deals to choose on).
 """
 
 from __future__ import annotations
@@ -24,24 +20,11 @@ import math
 from collections import defaultdict
 
 from agents.arena import ArenaConfig, run_arena
+from agents.panel import is_search, panel
 from agents.stats import mean_interval, wilson_interval
-from rummy_env.ruleset import make_ruleset
 
 LEARNER = 0
 PANEL = "panel"
-SEARCH = "search"
-
-
-def panel(game: str, num_players: int) -> list[str]:
-    """The fixed evaluation panel of ``game`` at a table of ``num_players`` (module docstring)."""
-    from agents.pretrained import shipped_for
-
-    members = ["random", "rule"]
-    if make_ruleset(game, num_players).table_melds:
-        members.append("rule:hold_until=3")
-    if shipped_for(game, num_players):
-        members.append(f"pretrained:{game}")
-    return members + ([SEARCH] if num_players == 2 else [])
 
 
 def expand(opponents: list[str], game: str, num_players: int) -> list[str]:
@@ -52,11 +35,6 @@ def expand(opponents: list[str], game: str, num_players: int) -> list[str]:
             if member not in specs:
                 specs.append(member)
     return specs
-
-
-def is_search(spec: str) -> bool:
-    """Does ``spec`` name a searching agent (evaluated on ``search_deals``)?"""
-    return spec.split(":", 1)[0] == SEARCH
 
 
 def panel_score(results: dict[str, dict]) -> float:

@@ -163,13 +163,14 @@ class Collector:
     def __init__(self, game: str, num_players: int, num_envs: int, seed: int, model: torch.nn.Module,
                  reward_scale: float, gamma: float, shaping: bool, shaping_coef: float, backend: str = "python",
                  shaping_potential: str = "deadwood", pool: tuple | None = None, critic: torch.nn.Module | None = None,
-                 win_bonus: float = 0.0, capture_rate: float = 0.0, **rule_options):
+                 win_bonus: float = 0.0, capture_rate: float = 0.0, shared_seats: float = 0.0, **rule_options):
         self.game = game
         self.num_players = num_players
         self.venv = VectorGame(game, num_envs, num_players, seed=seed, reward_scale=reward_scale,
                                backend=backend, **rule_options)
         self.model = model
         self.win_bonus = float(win_bonus)
+        self.shared_seats = float(shared_seats)
         self.critic = critic
         self.hidden_hands = HiddenHands(game, num_players) if critic is not None else None
         self.gamma = gamma
@@ -210,11 +211,21 @@ class Collector:
         self.opponents = {**kept, **opponents}
 
     def _deal_opponent(self, i: int) -> None:
+        """Draw the next hand's opponent and the learner's seats: every seat in self-play, else one
+        seat, and with ``shared_seats`` > 0 each other seat is the learner's too with that chance
+        (a mixed table; at least one seat stays the opponent's)."""
         name = self.pool_names[self.rng.choice(len(self.pool_names), p=self.pool_probs)]
         self.opponent[i] = name
         self.learner[i] = name == "self"
         if name != "self":
-            self.learner[i, self.rng.integers(self.num_players)] = True
+            seat = self.rng.integers(self.num_players)
+            if self.shared_seats:
+                shared = self.rng.random(self.num_players) < self.shared_seats
+                shared[seat] = True
+                if shared.all():
+                    shared[(seat + 1 + self.rng.integers(self.num_players - 1)) % self.num_players] = False
+                self.learner[i] = shared
+            self.learner[i, seat] = True
 
     # ------------------------------------------------------------------ acting
 

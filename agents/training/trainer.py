@@ -237,7 +237,9 @@ def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
     """True results of the hands an update finished: per opponent the learner's share of decided
     hands won and points per hand, and the share of the learner's turns played against it (a
     self-play hand counts a turn for every seat, so at a table of N it weighs N times a hand
-    against an opponent); hand length and stalemate rate. Feeds the pool's win rates. Also
+    against an opponent; at a mixed table, ``pool_shared_seats``, a hand is won if any of the
+    learner's seats wins it, and its points are their mean); hand length and stalemate rate.
+    Feeds the pool's win rates. Also
     (wins, decided) per opponent, for the progress bar."""
     stats: dict = {}
     by_opponent: dict[str, list] = {}
@@ -249,14 +251,14 @@ def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
         learner_turns[opponent] += hand_turns * len(seats)
         if opponent == "self":
             continue
-        seat = seats[0]
+        won = winner in seats  # at a mixed table (pool_shared_seats) any of the learner's seats
         record = by_opponent.setdefault(opponent, [0, 0, 0.0, 0])
         record[3] += 1
-        record[2] += points[seat]
+        record[2] += float(np.mean([points[seat] for seat in seats]))
         if winner is not None:
             record[1] += 1
-            record[0] += winner == seat
-            pool.record(opponent, float(winner == seat))
+            record[0] += won
+            pool.record(opponent, float(won))
     for opponent, (wins, decided, points, count) in by_opponent.items():
         if decided:
             stats[f"train/win_rate/{opponent}"] = wins / decided
