@@ -116,6 +116,15 @@ def arena_result(onnx_path: Path, game: str, num_players: int, opponent: tuple[s
             "seed": seed, "command": command, **{k: row[k] for k in ROW_FIGURES}}
 
 
+def panel_results(model: Path, game: str, num_players: int, previous: Path | None, hands: int, search_hands: int,
+                  seed: int, workers: int) -> list[dict]:
+    """The card's rows: ``model`` against each of ``card_opponents``, the search agent on ``search_hands``
+    hands (left out when 0), the others on ``hands``."""
+    return [arena_result(model, game, num_players, opponent, search_hands if is_search(opponent[1]) else hands,
+                         seed, workers)
+            for opponent in card_opponents(game, num_players, previous) if search_hands or not is_search(opponent[1])]
+
+
 def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, seed: int = 0,
          cpu_seconds: float | None = None, dest: str | os.PathLike = PRETRAINED_DIR,
          tolerance: float | None = None, search_hands: int = SEARCH_HANDS) -> tuple[Path, Path]:
@@ -135,10 +144,7 @@ def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, see
     with tempfile.TemporaryDirectory(prefix="ship-") as work:
         model, metadata_file = export_policy(source, "onnx", Path(work) / f"{name}.onnx",
                                                 tolerance=TOLERANCE if tolerance is None else tolerance)
-        results = [arena_result(model, game, players, opponent, search_hands if is_search(opponent[1]) else hands,
-                                seed, workers)
-                   for opponent in card_opponents(game, players, previous)
-                   if search_hands or not is_search(opponent[1])]
+        results = panel_results(model, game, players, previous, hands, search_hands, seed, workers)
         metadata = json.loads(metadata_file.read_text())
         metadata["model_card"] = {
             "format": CARD_FORMAT,
@@ -183,9 +189,7 @@ def recard(model: str | os.PathLike, hands: int = 2000, workers: int = 1, seed: 
         raise AgentError(f"--recard {str(model)!r}: no readable model card at {str(card_file)!r} ({error})") from None
     if not model.is_file():
         raise AgentError(f"--recard {str(model)!r}: no such policy file")
-    results = [arena_result(model, game, players, opponent, search_hands if is_search(opponent[1]) else hands,
-                            seed, workers)
-               for opponent in card_opponents(game, players, None) if search_hands or not is_search(opponent[1])]
+    results = panel_results(model, game, players, None, hands, search_hands, seed, workers)
     card.update(arena=results, summary=[summary_line(row) for row in results],
                 panel_played=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     card.setdefault("replaces", None)
