@@ -395,6 +395,95 @@ def test_an_opponent_leaving_the_pool_finishes_its_hands():
     assert "snapshot-2" not in collector.opponents  # released once no hand needs it
 
 
+@pytest.mark.parametrize(("game", "players"), [("indian", 2), ("indian", 6), ("basic", 4), ("romi", 3)])
+def test_oracle_guiding_shows_the_other_hands_in_their_known_rows(game, players):
+    """Oracle guiding: a revealed decision's known-cards rows of the other seats hold their whole
+    hands (seat order from the one acting, as the known rows are kept); every other entry, its own
+    hand and known row included, is the observation as dealt. A share of 0 changes nothing."""
+    collector = _collector(game, players, backend="numba")
+    collector.collect(300)  # hands under way, cards picked up from the discard pile known
+    venv = collector.venv
+    rows = np.arange(venv.num_envs)
+    seats = venv.to_act.copy()
+    plain = venv.observations.copy()
+    hand, known = (observation_layout(game, players)[k] for k in ("hand", "known"))
+    untouched = plain.copy()
+    collector.reveal(untouched, rows, seats, 0.0)
+    assert np.array_equal(untouched, plain)
+    shown = plain.copy()
+    collector.reveal(shown, rows, seats, 1.0)
+    for i, seat in zip(rows.tolist(), seats.tolist()):
+        for offset in range(1, players):
+            other_hand = venv.observe(i, (seat + offset) % players)[hand]
+            row = slice(known.start + 53 * offset, known.start + 53 * (offset + 1))
+            assert np.array_equal(shown[i, row], other_hand)
+            assert (plain[i, row] <= other_hand).all()  # the known cards are in that hand
+    others = np.zeros(plain.shape[1], bool)
+    others[known.start + 53:known.stop] = True
+    assert np.array_equal(shown[:, ~others], plain[:, ~others])
+    assert (shown[:, others].sum(axis=1) > plain[:, others].sum(axis=1)).all()
+
+
+@pytest.mark.parametrize(("replayed", "kept"), [(+5.0, "evaluation"), (+1.0, "final"), (+2.0, "final")])
+def test_best_pt_is_confirmed_on_the_final_deals(tmp_path, monkeypatch, replayed, kept):
+    """The best evaluation's candidate replays the final evaluation's deals (its seed and count)
+    against the opponents that score, random and search left out; best.pt stays the candidate only
+    if it scores higher there than the final policy (+2.0), else it becomes a copy of final.pt."""
+    from types import SimpleNamespace
+
+    config = make_config({"final_eval_deals": 7, "seed": 4})
+    (tmp_path / "best.pt").write_bytes(b"candidate")
+    (tmp_path / "final.pt").write_bytes(b"final")
+    calls = []
+
+    def fake_evaluate(path, game, players, opponents, deals, seed, workers=1, search_deals=None):
+        calls.append((path, opponents, deals, seed, search_deals))
+        return {opponents[0]: {"points": replayed}}
+
+    monkeypatch.setattr(trainer_module, "evaluate", fake_evaluate)
+    evaluations = [{"final": False, "learner_steps": 100, "panel_score": 1.0},
+                   {"final": False, "learner_steps": 200, "panel_score": 9.0}]
+    run = SimpleNamespace(config=config, run_dir=tmp_path, evaluations=evaluations, best_score=9.0)
+    final = {"random": {"points": 80.0}, "rule": {"points": 2.0}, "search": {"points": -50.0}}
+    best = trainer_module._confirm_best(run, final, lambda *_: None, trainer_module._progress_factory(False))
+    assert calls == [(str(tmp_path / "best.pt"), ["rule"], 7, 4 + 10_000, 0)]
+    assert best["kept"] == kept and best["final_panel_score"] == 2.0
+    assert (tmp_path / "best.pt").read_bytes() == (b"candidate" if kept == "evaluation" else b"final")
+    if kept == "evaluation":
+        assert best["learner_steps"] == 200 and best["panel_score"] == replayed
+    else:
+        assert best["candidate_panel_score"] == replayed and best["candidate_learner_steps"] == 200
+
+
+def test_without_an_evaluation_best_pt_is_the_final_policy(tmp_path):
+    from types import SimpleNamespace
+
+    (tmp_path / "final.pt").write_bytes(b"final")
+    run = SimpleNamespace(config=make_config({}), run_dir=tmp_path, evaluations=[], best_score=-math.inf)
+    best = trainer_module._confirm_best(run, {"rule": {"points": 3.0}}, lambda *_: None,
+                                        trainer_module._progress_factory(False))
+    assert best == {"kept": "final", "panel_score": 3.0, "final_panel_score": 3.0}
+    assert (tmp_path / "best.pt").read_bytes() == b"final"
+
+
+def test_the_oracle_share_falls_linearly_to_none():
+    config = make_config({"oracle_decisions": 1000})
+    shares = [trainer_module.oracle_share(config, steps) for steps in (0, 250, 1000, 5000)]
+    assert shares == [1.0, 0.75, 0.0, 0.0]
+    assert trainer_module.oracle_share(make_config({}), 0) == 0.0
+
+
+def test_a_revealed_rollout_keeps_what_the_learner_saw():
+    """With a share of 1/2, about half the learner's decisions see the other hand (Indian, 2
+    players: 13 cards in the known row, where the known cards alone are a few)."""
+    collector = _collector("indian", backend="numba")
+    known = observation_layout("indian", 2)["known"]
+    rollout = collector.collect(2000, oracle_share=0.5)
+    counts = rollout.observations[:, known.start + 53:known.stop].sum(axis=1)
+    revealed = (counts >= 13).mean()
+    assert 0.4 < revealed < 0.6, revealed
+
+
 def test_value_warmup_leaves_every_policy_output_unchanged():
     """A warm-up update trains the value head alone: logits bit for bit the same, values moved."""
     from agents.training.learner import Learner
@@ -474,6 +563,8 @@ def test_short_run_writes_logs_checkpoints_and_curves(game, players, tmp_path):
     assert load_yaml(run_dir / "config.yaml")["game"] == game
     assert results["final_evaluation"]["random"]["hands"] >= 2 * players
     assert results["cpu_seconds"] >= results["cpu_seconds_main_process"] > 0
+    same = (run_dir / "best.pt").read_bytes() == (run_dir / "final.pt").read_bytes()
+    assert same == (results["best"]["kept"] == "final")
     from agents.training.curves import main as curves_main
 
     assert curves_main([str(run_dir), "--out", str(tmp_path / "again.png")]) == 0
@@ -573,6 +664,7 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
      r"field 'pool_opponents': 'rule:hold_until=3' is in the pool already"),
     ({"pool_opponents": ["alien"]}, r"field 'pool_opponents': unknown agent spec 'alien'"),
     ({"pool_shared_seats": 0.5}, r"field 'pool_shared_seats' \(0.5\) needs a table of 3 or more \('num_players' is 2"),
+    ({"oracle_decisions": 1000, "expert_every": 5}, r"field 'oracle_decisions' \(1000\) cannot go with 'expert_every'"),
     ({"num_players": 4, "pool_shared_seats": 1.0}, r"field 'pool_shared_seats': 1.0 is out of range: expected <= 0.95"),
 ])
 def test_config_errors_name_the_field(values, message):

@@ -104,6 +104,10 @@ class TrainConfig:
     critic: str = _f("observation", "what the advantages' values come from: observation (the policy's own value head) "
                      "or oracle (a critic that also sees the other hands, for training only; docs/training.md)",
                      choices=("observation", "oracle"))
+    oracle_decisions: int = _f(0, "oracle guiding: the learner's observations also show the other seats' hands "
+                               "(in their known-cards rows) at first, on a share of its decisions that falls "
+                               "linearly from all to none over this many PPO decisions; evaluation and play never "
+                               "see them (0: off; docs/training.md)", low=0)
     # --- getting past the sparse reward
     shaping: bool = _f(True, "potential-based shaping from the hand's penalty by the exact solver")
     shaping_potential: str = _f("deadwood", "what the potential counts: deadwood (the solver's least penalty) or "
@@ -286,6 +290,9 @@ def validate(config: TrainConfig) -> TrainConfig:
     if config.bc_dagger_rounds and not config.bc_warm_start:
         raise ConfigError(f"config: field 'bc_dagger_rounds' ({config.bc_dagger_rounds}) needs a clone to play: "
                           "'bc_warm_start' is false")
+    if config.oracle_decisions and config.expert_every:
+        raise ConfigError(f"config: field 'oracle_decisions' ({config.oracle_decisions}) cannot go with "
+                          f"'expert_every' ({config.expert_every}): the search would read the revealed hands")
     if config.minibatch_size > config.rollout_size:
         raise ConfigError(f"config: field 'minibatch_size' ({config.minibatch_size}) is larger than "
                           f"'rollout_size' ({config.rollout_size})")

@@ -11,7 +11,10 @@ first, since they share the cards).
 **The panel** (``panel``, the spec ``panel`` in ``eval_opponents``) is ``agents.panel``'s, fixed
 per game and table. The **panel score** that picks ``best.pt`` is the mean points per hand
 against every panel member but random (which every policy beats) and the search agent (too few
-deals to choose on).
+deals to choose on). The best of many evaluations on the same few deals flatters its checkpoint
+(its luck on those deals is part of why it was chosen), so at the end of a run the candidate
+plays the final evaluation's deals too, and ``best.pt`` is whichever of it and the final policy
+scores higher there (``agents.training.trainer``).
 """
 
 from __future__ import annotations
@@ -37,9 +40,14 @@ def expand(opponents: list[str], game: str, num_players: int) -> list[str]:
     return specs
 
 
+def scores(spec: str) -> bool:
+    """Does the panel score count the results against ``spec`` (every opponent but random and search)?"""
+    return spec != "random" and not is_search(spec)
+
+
 def panel_score(results: dict[str, dict]) -> float:
     """Mean points per hand against every opponent but random and the search agents; what picks best.pt."""
-    chosen = [r["points"] for spec, r in results.items() if spec != "random" and not is_search(spec)]
+    chosen = [r["points"] for spec, r in results.items() if scores(spec)]
     chosen = [p for p in chosen if math.isfinite(p)]
     return sum(chosen) / len(chosen) if chosen else -math.inf
 

@@ -26,6 +26,7 @@ import torch
 
 from agents.policy import sample_actions
 from rummy_env import solver
+from rummy_env.cards import NUM_TYPES
 from rummy_env.encoding import action_layout, observation_layout
 from rummy_env.ruleset import make_ruleset
 from rummy_env.vector import VectorGame
@@ -172,7 +173,10 @@ class Collector:
         self.win_bonus = float(win_bonus)
         self.shared_seats = float(shared_seats)
         self.critic = critic
-        self.hidden_hands = HiddenHands(game, num_players) if critic is not None else None
+        self.hidden_hands = HiddenHands(game, num_players)
+        known = observation_layout(game, num_players)["known"]
+        self.others_known = slice(known.start + NUM_TYPES, known.stop)  # rows 1..: the other seats, in turn
+        self.oracle_rng = np.random.default_rng([seed, 11])  # its own stream: off, it changes no hand
         self.gamma = gamma
         self.shaping_scale = shaping_coef * reward_scale if shaping else 0.0
         self.potential = Potential(game, num_players, shaping_potential)
@@ -262,8 +266,9 @@ class Collector:
 
     # ------------------------------------------------------------------ collecting
 
-    def collect(self, target: int, teacher=None, learner_share: float = 0.0) -> Rollout:
-        """At least ``target`` learner decisions.
+    def collect(self, target: int, teacher=None, learner_share: float = 0.0, oracle_share: float = 0.0) -> Rollout:
+        """At least ``target`` learner decisions (an ``oracle_share`` of them seeing the other hands:
+        ``reveal``).
 
         With a ``teacher`` (cloning), the teacher plays every seat of every hand, every seat's
         decisions are kept, and the hands in progress when ``target`` is reached are played to
@@ -306,6 +311,8 @@ class Collector:
             if mine.size:
                 obs, msk = observations[mine].copy(), masks[mine].copy()
                 seats = to_act[mine]
+                if oracle_share and teacher is None:
+                    self.reveal(obs, mine, seats, oracle_share)
                 if teacher is None:
                     chosen, logp, values = self._policy(self.model, obs, msk)
                     actions[mine] = chosen
@@ -370,6 +377,8 @@ class Collector:
         cut = np.argwhere(last >= 0)
         if len(cut) and teacher is None:
             views = np.stack([venv.observe(i, seat) for i, seat in cut])
+            if oracle_share:
+                self.reveal(views, cut[:, 0], cut[:, 1], oracle_share)
             if self.critic is not None:
                 values = self._critic_values(views, self.hidden_hands.read(venv, cut[:, 0], cut[:, 1]))
             else:
@@ -388,6 +397,15 @@ class Collector:
                        np.asarray(rewards, np.float32), np.asarray(next_index, np.int64), np.asarray(done, bool),
                        bootstrap, hands, env_steps,
                        np.concatenate(hidden_parts) if hidden_parts else None, captures)
+
+    def reveal(self, observations: np.ndarray, rows: np.ndarray, seats: np.ndarray, share: float) -> None:
+        """Oracle guiding (Suphx, Li et al. 2020): on a ``share`` of the decisions, drawn one by one,
+        the known-cards rows of the other seats show their whole hands (the known cards are part of
+        them), in place. The learner's rollout keeps what it saw, so PPO's ratios stay exact; as the
+        share falls to 0 the policy learns to do without."""
+        shown = np.flatnonzero(self.oracle_rng.random(len(rows)) < share)
+        if shown.size:
+            observations[shown, self.others_known] = self.hidden_hands.read(self.venv, rows[shown], seats[shown])
 
     def _captures(self, rows: np.ndarray, seats: np.ndarray, masks: np.ndarray, first_index: int) -> list[Capture]:
         """A ``capture_rate`` share of the learner's decisions in ``rows`` with more than one legal

@@ -15,7 +15,9 @@
    value head alone.
 3. **Evaluation** every ``eval_every`` updates, after cloning and at the end, greedy, on fixed
    duplicate deals against ``eval_opponents`` (by default the game's panel,
-   ``agents.training.evaluate``); the checkpoint with the best panel score is kept as ``best.pt``.
+   ``agents.training.evaluate``); the checkpoint with the best panel score is the candidate for
+   ``best.pt``, which at the end replays the final evaluation's deals: ``best.pt`` is it or the
+   final policy, whichever scores higher there.
 
 The run folder holds ``config.yaml`` (the resolved config), TensorBoard event files,
 ``checkpoint.pt`` (policy plus training state, written atomically every ``checkpoint_every``
@@ -44,7 +46,7 @@ from agents.policy import CheckpointError, build_network, load_training_state, s
 
 from .config import ConfigError, TrainConfig, default_run_dir, resolve_device, to_dict
 from .curves import plot_learning_curves
-from .evaluate import describe, evaluate, expand, panel_score
+from .evaluate import describe, evaluate, expand, panel_score, scores
 from .interrupts import INTERRUPTS
 from .learner import PPOSettings
 from .pool import OpponentPool, is_fixed, snapshot_name
@@ -233,6 +235,14 @@ def ppo_settings(config: TrainConfig, update: int, num_updates: int) -> PPOSetti
                        expert_target=config.expert_target)
 
 
+def oracle_share(config: TrainConfig, learner_steps: int) -> float:
+    """The share of the learner's decisions that see the other hands (``oracle_decisions``): from 1
+    at the first PPO decision linearly to 0 at ``oracle_decisions``."""
+    if not config.oracle_decisions:
+        return 0.0
+    return max(0.0, 1.0 - learner_steps / config.oracle_decisions)
+
+
 def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
     """True results of the hands an update finished: per opponent the learner's share of decided
     hands won and points per hand, and the share of the learner's turns played against it (a
@@ -336,7 +346,8 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
                     log(f"CPU limit of {config.cpu_limit_minutes} CPU-minutes reached at update {run.update}")
                     break
                 started = time.perf_counter()
-                summary = learning.collect(config.rollout_size)
+                revealed = oracle_share(config, run.learner_steps)
+                summary = learning.collect(config.rollout_size, revealed)
                 collected = time.perf_counter()
                 searched = {}
                 if (config.expert_every and run.update % config.expert_every == 0
@@ -358,6 +369,7 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
                     "charts/collect_seconds": collected - started, "charts/search_seconds": searched_at - collected,
                     "charts/update_seconds": elapsed - (searched_at - started),
                     "charts/cpu_minutes": (run.cpu_seconds_all + clock.cpu_all()) / 60,
+                    "charts/oracle_share": revealed,
                     "pool/learner_elo": run.pool.learner_elo}
                 names, probs = run.pool.probabilities()  # before this update's snapshot: what the workers hold
                 for name, p in zip(names, probs):
@@ -397,14 +409,13 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
     final = _evaluate(run, writer, config.final_eval_deals, config.final_eval_search_deals, log, progress, final=True)
     _checkpoint(run, None, clock)
     run.save("final.pt", with_state=False)
-    if not (run_dir / "best.pt").exists():
-        shutil.copyfile(run_dir / "final.pt", run_dir / "best.pt")
+    best = _confirm_best(run, final, log, progress)
     results = {"run_dir": str(run_dir), "updates": run.update, "learner_steps": run.learner_steps,
                "env_steps": run.env_steps, "cpu_seconds": run.cpu_seconds_all,
                "cpu_seconds_main_process": run.cpu_seconds,
                "wall_seconds": clock.wall(), "clone": run.clone_report,
                "final_evaluation": final, "panel_score": panel_score(final),
-               "best_panel_score": run.best_score, "config": to_dict(config)}
+               "best_panel_score": run.best_score, "best": best, "config": to_dict(config)}
     (run_dir / "results.json").write_text(json.dumps(results, indent=2, default=float))
     plot_learning_curves(run.history, run.evaluations, run_dir / "learning_curves.png",
                          title=f"{config.game}, {config.num_players} players, seed {config.seed}")
@@ -534,6 +545,39 @@ def _evaluate(run: Run, writer, deals: int, search_deals: int, log, progress, fi
         log(f"evaluation at {run.learner_steps:,} decisions (panel score {score:+.1f} points per hand):\n"
             f"{describe(results)}")
     return results
+
+
+def _confirm_best(run: Run, final: dict, log, progress) -> dict:
+    """``best.pt`` confirmed on fresh deals: the candidate the evaluations chose replays the final
+    evaluation's deals against the opponents that score, and the final policy takes its place
+    unless the candidate scores higher there (a best of many evaluations on the same few deals is
+    flattered by its luck on them). What was kept, and both scores on those deals."""
+    config, run_dir = run.config, run.run_dir
+    final_score = panel_score(final)
+    chosen = [e for e in run.evaluations if not e["final"] and e["panel_score"] == run.best_score]
+    candidate = run_dir / "best.pt"
+    kept = {"kept": "final", "panel_score": final_score, "final_panel_score": final_score}
+    if chosen and candidate.exists():
+        opponents = [spec for spec in final if scores(spec)]
+        replayed: dict[str, dict] = {}
+        with progress(total=len(opponents), desc="confirming best.pt", unit="opponent") as bar:
+            for opponent in opponents:
+                replayed |= evaluate(str(candidate), config.game, config.num_players, [opponent],
+                                     config.final_eval_deals, seed=config.seed + 10_000,
+                                     workers=max(1, config.num_workers), search_deals=0)
+                bar.update(1)
+        steps = chosen[0]["learner_steps"]
+        candidate_score = panel_score(replayed)
+        log(f"best.pt candidate (the evaluation at {steps:,} decisions, {run.best_score:+.1f} points per hand "
+            f"there) on the final evaluation's deals: {candidate_score:+.1f} against {final_score:+.1f} for the "
+            f"final policy; best.pt is the {'candidate' if candidate_score > final_score else 'final policy'}")
+        if candidate_score > final_score:
+            return {"kept": "evaluation", "learner_steps": steps, "panel_score": candidate_score,
+                    "final_panel_score": final_score, "evaluation": replayed}
+        kept |= {"candidate_learner_steps": steps, "candidate_panel_score": candidate_score}
+    shutil.copyfile(run_dir / "final.pt", run_dir / "best.pt.tmp")
+    os.replace(run_dir / "best.pt.tmp", candidate)  # whole or not at all, as every checkpoint
+    return kept
 
 
 def _progress_factory(enabled: bool):

@@ -147,12 +147,13 @@ class Station:
                      for n in names if n != "self"}
         return names, probs, opponents
 
-    def collect(self, target: int, keep: bool = True, state_dict: dict | None = None) -> Summary | Rollout:
-        """``target`` learner decisions with the current network; kept here for ``update`` (a summary
-        comes back) or, with ``keep`` False, sent back whole."""
+    def collect(self, target: int, keep: bool = True, state_dict: dict | None = None,
+                oracle_share: float = 0.0) -> Summary | Rollout:
+        """``target`` learner decisions with the current network (``oracle_share``: ``Collector.reveal``);
+        kept here for ``update`` (a summary comes back) or, with ``keep`` False, sent back whole."""
         if state_dict is not None:
             self.model.load_state_dict(state_dict)
-        rollout = self.collector.collect(target)
+        rollout = self.collector.collect(target, oracle_share=oracle_share)
         self.greedy.clear()
         if not keep:  # the captured states stay here, for search_targets
             self.rollout = rollout if rollout.captures else None
@@ -360,15 +361,15 @@ class Stations:
     def pool_update(self, names: list[str], probs: list[float], snapshots: dict[str, dict]) -> None:
         self._all("pool_update", names, probs, snapshots)
 
-    def collect(self, target: int) -> Summary:
+    def collect(self, target: int, oracle_share: float = 0.0) -> Summary:
         """``target`` decisions over all processes, kept where they were collected; their summary."""
-        parts = self._all("collect", self.share(target))
+        parts = self._all("collect", self.share(target), True, None, oracle_share)
         return Summary(sum(p.decisions for p in parts), sum(p.env_steps for p in parts),
                        [h for p in parts for h in p.hands])
 
-    def collect_rollout(self, target: int, state_dict: dict) -> Rollout:
+    def collect_rollout(self, target: int, state_dict: dict, oracle_share: float = 0.0) -> Rollout:
         """``target`` decisions over all processes with ``state_dict``'s network, sent back whole."""
-        return Rollout.concatenate(self._all("collect", self.share(target), False, state_dict))
+        return Rollout.concatenate(self._all("collect", self.share(target), False, state_dict, oracle_share))
 
     def update(self, settings: PPOSettings) -> dict:
         return self._all("update", settings)[0]
@@ -596,8 +597,8 @@ class WorkerLearning:
         """The optimiser's and the critic's state (what a checkpoint keeps beside the network)."""
         return self.stations.get_state(optimizer=True)
 
-    def collect(self, target: int) -> Summary:
-        return self.stations.collect(target)
+    def collect(self, target: int, oracle_share: float = 0.0) -> Summary:
+        return self.stations.collect(target, oracle_share)
 
     def update(self, settings: PPOSettings) -> dict:
         return self.stations.update(settings)
@@ -654,9 +655,9 @@ class CentralLearning:
     def training_state(self) -> dict:
         return learner_state(self.learner, optimizer=True)
 
-    def collect(self, target: int) -> Summary:
+    def collect(self, target: int, oracle_share: float = 0.0) -> Summary:
         self._send()
-        self.rollout = self.stations.collect_rollout(target, None)
+        self.rollout = self.stations.collect_rollout(target, None, oracle_share)
         return Summary(len(self.rollout), self.rollout.env_steps, self.rollout.hands)
 
     def update(self, settings: PPOSettings) -> dict:
