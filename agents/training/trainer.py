@@ -520,14 +520,9 @@ def _evaluate(run: Run, writer, deals: int, search_deals: int, log, progress, fi
     config = run.config
     path = run.save("evaluated.pt", with_state=False)
     opponents = expand(config.eval_opponents, config.game, config.num_players)
-    results: dict[str, dict] = {}
-    with progress(total=len(opponents), desc="final evaluation" if final else "evaluation", unit="opponent") as bar:
-        for opponent in opponents:
-            bar.set_postfix_str(f"vs {opponent}")
-            results |= evaluate(str(path), config.game, config.num_players, [opponent], deals,
-                                seed=config.seed + (10_000 if final else 0), workers=max(1, config.num_workers),
-                                search_deals=search_deals)
-            bar.update(1)
+    results = _play_panel(config, path, opponents, deals, config.seed + (10_000 if final else 0), search_deals,
+                          progress(total=len(opponents), desc="final evaluation" if final else "evaluation",
+                                   unit="opponent"))
     for opponent, r in results.items():
         for key in ("win_rate", "win_rate_low", "win_rate_high", "points", "points_low", "points_high"):
             if math.isfinite(r[key]):
@@ -547,6 +542,20 @@ def _evaluate(run: Run, writer, deals: int, search_deals: int, log, progress, fi
     return results
 
 
+def _play_panel(config: TrainConfig, path, opponents: list[str], deals: int, seed: int, search_deals: int,
+                bar) -> dict[str, dict]:
+    """The checkpoint at ``path`` against each opponent in turn on the same ``deals`` (arena results
+    by opponent spec), one step of ``bar`` per opponent."""
+    results: dict[str, dict] = {}
+    with bar:
+        for opponent in opponents:
+            bar.set_postfix_str(f"vs {opponent}")
+            results |= evaluate(str(path), config.game, config.num_players, [opponent], deals, seed=seed,
+                                workers=max(1, config.num_workers), search_deals=search_deals)
+            bar.update(1)
+    return results
+
+
 def _confirm_best(run: Run, final: dict, log, progress) -> dict:
     """``best.pt`` confirmed on fresh deals: the candidate the evaluations chose replays the final
     evaluation's deals against the opponents that score, and the final policy takes its place
@@ -559,13 +568,8 @@ def _confirm_best(run: Run, final: dict, log, progress) -> dict:
     kept = {"kept": "final", "panel_score": final_score, "final_panel_score": final_score}
     if chosen and candidate.exists():
         opponents = [spec for spec in final if scores(spec)]
-        replayed: dict[str, dict] = {}
-        with progress(total=len(opponents), desc="confirming best.pt", unit="opponent") as bar:
-            for opponent in opponents:
-                replayed |= evaluate(str(candidate), config.game, config.num_players, [opponent],
-                                     config.final_eval_deals, seed=config.seed + 10_000,
-                                     workers=max(1, config.num_workers), search_deals=0)
-                bar.update(1)
+        replayed = _play_panel(config, candidate, opponents, config.final_eval_deals, config.seed + 10_000, 0,
+                               progress(total=len(opponents), desc="confirming best.pt", unit="opponent"))
         steps = chosen[0]["learner_steps"]
         candidate_score = panel_score(replayed)
         log(f"best.pt candidate (the evaluation at {steps:,} decisions, {run.best_score:+.1f} points per hand "
