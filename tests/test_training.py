@@ -455,6 +455,35 @@ def test_best_pt_is_confirmed_on_the_final_deals(tmp_path, monkeypatch, replayed
         assert best["candidate_panel_score"] == replayed and best["candidate_learner_steps"] == 200
 
 
+def test_evaluations_share_deals_and_the_final_one_plays_others(tmp_path, monkeypatch):
+    """Every periodic evaluation plays the same deals (the run's seed), so their scores compare; the
+    final evaluation plays other deals (the ones the best.pt confirmation replays), unseen by the
+    choice of best.pt."""
+    from types import SimpleNamespace
+
+    config = make_config({"seed": 4, "eval_opponents": ["rule"]})
+    seeds = []
+
+    def fake_evaluate(path, game, players, opponents, deals, seed, workers=1, search_deals=None):
+        seeds.append(seed)
+        keys = ("win_rate", "win_rate_low", "win_rate_high", "points", "points_low", "points_high")
+        return {opponents[0]: {"hands": 6, "decided": 6, "wins": 3} | {key: 1.0 for key in keys}}
+
+    def save(name, with_state=True):
+        (tmp_path / name).write_bytes(b"policy")
+        return tmp_path / name
+
+    monkeypatch.setattr(trainer_module, "evaluate", fake_evaluate)
+    run = SimpleNamespace(config=config, run_dir=tmp_path, evaluations=[], best_score=-math.inf,
+                          learner_steps=0, save=save)
+    writer = SimpleNamespace(add_scalar=lambda *_: None)
+    progress = trainer_module._progress_factory(False)
+    for final in (False, False, True):
+        trainer_module._evaluate(run, writer, 3, 0, lambda *_: None, progress, final=final)
+    assert seeds[0] == seeds[1] == 4 and seeds[2] != 4
+    assert seeds[2] == trainer_module._evaluation_seed(config, final=True)
+
+
 def test_without_an_evaluation_best_pt_is_the_final_policy(tmp_path):
     from types import SimpleNamespace
 

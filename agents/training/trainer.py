@@ -520,7 +520,7 @@ def _evaluate(run: Run, writer, deals: int, search_deals: int, log, progress, fi
     config = run.config
     path = run.save("evaluated.pt", with_state=False)
     opponents = expand(config.eval_opponents, config.game, config.num_players)
-    results = _play_panel(config, path, opponents, deals, config.seed + (10_000 if final else 0), search_deals,
+    results = _play_panel(config, path, opponents, deals, _evaluation_seed(config, final), search_deals,
                           progress(total=len(opponents), desc="final evaluation" if final else "evaluation",
                                    unit="opponent"))
     for opponent, r in results.items():
@@ -540,6 +540,12 @@ def _evaluate(run: Run, writer, deals: int, search_deals: int, log, progress, fi
         log(f"evaluation at {run.learner_steps:,} decisions (panel score {score:+.1f} points per hand):\n"
             f"{describe(results)}")
     return results
+
+
+def _evaluation_seed(config: TrainConfig, final: bool) -> int:
+    """The deals' seed: the periodic evaluations share one set of deals, the final evaluation (and the
+    ``best.pt`` confirmation that replays it) another, unseen by the choice of ``best.pt``."""
+    return config.seed + (10_000 if final else 0)
 
 
 def _play_panel(config: TrainConfig, path, opponents: list[str], deals: int, seed: int, search_deals: int,
@@ -568,7 +574,8 @@ def _confirm_best(run: Run, final: dict, log, progress) -> dict:
     kept = {"kept": "final", "panel_score": final_score, "final_panel_score": final_score}
     if chosen and candidate.exists():
         opponents = [spec for spec in final if scores(spec)]
-        replayed = _play_panel(config, candidate, opponents, config.final_eval_deals, config.seed + 10_000, 0,
+        seed = _evaluation_seed(config, final=True)
+        replayed = _play_panel(config, candidate, opponents, config.final_eval_deals, seed, 0,
                                progress(total=len(opponents), desc="confirming best.pt", unit="opponent"))
         steps = chosen[0]["learner_steps"]
         candidate_score = panel_score(replayed)
