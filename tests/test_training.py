@@ -436,14 +436,14 @@ def test_best_pt_is_confirmed_on_the_final_deals(tmp_path, monkeypatch, replayed
     (tmp_path / "final.pt").write_bytes(b"final")
     calls = []
 
-    def fake_evaluate(path, game, players, opponents, deals, seed, workers=1, search_deals=None):
+    def fake_evaluate(path, game, players, opponents, deals, seed, workers=1, search_deals=None, stand_ins=None):
         calls.append((path, opponents, deals, seed, search_deals))
         return {opponents[0]: {"points": replayed}}
 
     monkeypatch.setattr(trainer_module, "evaluate", fake_evaluate)
     evaluations = [{"final": False, "learner_steps": 100, "panel_score": 1.0},
                    {"final": False, "learner_steps": 200, "panel_score": 9.0}]
-    run = SimpleNamespace(config=config, run_dir=tmp_path, evaluations=evaluations, best_score=9.0)
+    run = SimpleNamespace(config=config, run_dir=tmp_path, evaluations=evaluations, best_score=9.0, stand_ins={})
     final = {"random": {"points": 80.0}, "rule": {"points": 2.0}, "search": {"points": -50.0}}
     best = trainer_module._confirm_best(run, final, lambda *_: None, trainer_module._progress_factory(False))
     assert calls == [(str(tmp_path / "best.pt"), ["rule"], 7, 4 + 10_000, 0)]
@@ -464,7 +464,7 @@ def test_evaluations_share_deals_and_the_final_one_plays_others(tmp_path, monkey
     config = make_config({"seed": 4, "eval_opponents": ["rule"]})
     seeds = []
 
-    def fake_evaluate(path, game, players, opponents, deals, seed, workers=1, search_deals=None):
+    def fake_evaluate(path, game, players, opponents, deals, seed, workers=1, search_deals=None, stand_ins=None):
         seeds.append(seed)
         keys = ("win_rate", "win_rate_low", "win_rate_high", "points", "points_low", "points_high")
         return {opponents[0]: {"hands": 6, "decided": 6, "wins": 3} | {key: 1.0 for key in keys}}
@@ -475,13 +475,57 @@ def test_evaluations_share_deals_and_the_final_one_plays_others(tmp_path, monkey
 
     monkeypatch.setattr(trainer_module, "evaluate", fake_evaluate)
     run = SimpleNamespace(config=config, run_dir=tmp_path, evaluations=[], best_score=-math.inf,
-                          learner_steps=0, save=save)
+                          learner_steps=0, save=save, stand_ins={})
     writer = SimpleNamespace(add_scalar=lambda *_: None)
     progress = trainer_module._progress_factory(False)
     for final in (False, False, True):
         trainer_module._evaluate(run, writer, 3, 0, lambda *_: None, progress, final=final)
     assert seeds[0] == seeds[1] == 4 and seeds[2] != 4
     assert seeds[2] == trainer_module._evaluation_seed(config, final=True)
+
+
+def test_a_run_plays_the_shipped_policy_it_started_with(tmp_path, monkeypatch):
+    """The panel's ``pretrained:indian`` is copied into the run folder at the start; shipping another
+    policy meanwhile (here: a damaged file) changes neither what the run's evaluations play nor the
+    copy a resumed run keeps, and results stay keyed by ``pretrained:indian``."""
+    import agents.pretrained as pretrained
+    from agents.base import AgentError
+    from agents.registry import make_agent
+
+    installed = pretrained.model_path("indian", 2)
+    config = make_config({"eval_opponents": ["panel"], "num_workers": 0, "progress": False})
+    run = trainer_module.Run(config, tmp_path / "run")
+    copy = tmp_path / "run" / "pinned" / "indian-2p.onnx"
+    assert run.stand_ins == {"pretrained:indian": f"onnx:{copy}"}
+    assert copy.read_bytes() == installed.read_bytes()
+    assert copy.with_suffix(".json").read_bytes() == installed.with_suffix(".json").read_bytes()
+
+    reshipped = tmp_path / "installed"
+    reshipped.mkdir()
+    (reshipped / "indian-2p.onnx").write_bytes(b"a policy shipped halfway through the run")
+    shutil.copyfile(installed.with_suffix(".json"), reshipped / "indian-2p.json")
+    monkeypatch.setattr(pretrained, "PRETRAINED_DIR", reshipped)
+    with pytest.raises(AgentError):
+        make_agent("pretrained:indian", "indian", 2)  # what the package would play now
+
+    resumed = trainer_module.Run(config, tmp_path / "run")
+    assert resumed.stand_ins == run.stand_ins and copy.read_bytes() == installed.read_bytes()
+    path = resumed.save("evaluated.pt", with_state=False)
+    results = trainer_module._play_panel(resumed, path, ["pretrained:indian"], 2, 0, 0,
+                                         trainer_module._progress_factory(False)(total=1))
+    assert list(results) == ["pretrained:indian"] and results["pretrained:indian"]["hands"] == 4
+
+
+def test_collection_plays_a_shipped_policy_from_the_run_copy(tmp_path):
+    """A pool entry or teacher named ``pretrained:GAME`` is built from the run's stand-in spec."""
+    from agents.random_agent import RandomAgent
+    from agents.training import workers
+
+    config = make_config({"num_workers": 0, "progress": False})
+    station = workers.Station(trainer_module.to_dict(config) | {"stand_ins": {"pretrained:indian": "random"}},
+                              trainer_module.model_config(config), 0)
+    assert isinstance(station._agent("pretrained:indian", 0), RandomAgent)
+    assert not isinstance(station._agent("rule", 0), RandomAgent)
 
 
 def test_without_an_evaluation_best_pt_is_the_final_policy(tmp_path):

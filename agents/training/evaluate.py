@@ -53,15 +53,19 @@ def panel_score(results: dict[str, dict]) -> float:
 
 
 def evaluate(checkpoint: str, game: str, num_players: int, opponents: list[str], deals: int, seed: int,
-             workers: int = 1, progress: bool = False, search_deals: int | None = None) -> dict[str, dict]:
+             workers: int = 1, progress: bool = False, search_deals: int | None = None,
+             stand_ins: dict[str, str] | None = None) -> dict[str, dict]:
     """Per opponent spec (``panel`` expanded): the learner's results against it (see the module
-    docstring). Searching opponents play ``search_deals`` deals (skipped when 0)."""
+    docstring). Searching opponents play ``search_deals`` deals (skipped when 0); an opponent in
+    ``stand_ins`` is played by the spec it maps to (a run's copy of a shipped policy) and reported
+    under its own."""
     results = {}
     for opponent in expand(opponents, game, num_players):
         count = deals if search_deals is None or not is_search(opponent) else search_deals
         if count == 0:
             continue
-        lineup = (f"ppo:{checkpoint}",) + (opponent,) * (num_players - 1)  # the learner in one seat, in turn each
+        played = (stand_ins or {}).get(opponent, opponent)
+        lineup = (f"ppo:{checkpoint}",) + (played,) * (num_players - 1)  # the learner in one seat, in turn each
         config = ArenaConfig(game=game, agents=lineup, hands=count * num_players, num_players=num_players, seed=seed)
         records = run_arena(config, workers=workers, progress=progress)
         results[opponent] = summarize_learner(records)

@@ -21,8 +21,8 @@
 
 The run folder holds ``config.yaml`` (the resolved config), TensorBoard event files,
 ``checkpoint.pt`` (policy plus training state, written atomically every ``checkpoint_every``
-updates and on Ctrl-C), ``best.pt`` and ``final.pt`` (policies), ``results.json`` and
-``learning_curves.png``. Collection is re-seeded at every checkpoint, so a run resumed from its
+updates and on Ctrl-C), ``best.pt`` and ``final.pt`` (policies), ``results.json``,
+``learning_curves.png`` and ``pinned/`` (the shipped policy it plays, ``agents.training.pinned``). Collection is re-seeded at every checkpoint, so a run resumed from its
 last periodic checkpoint repeats exactly what the uninterrupted run did (CPU, same worker count).
 """
 
@@ -49,6 +49,7 @@ from .curves import plot_learning_curves
 from .evaluate import describe, evaluate, expand, panel_score, scores
 from .interrupts import INTERRUPTS
 from .learner import PPOSettings
+from .pinned import pin_shipped
 from .pool import OpponentPool, is_fixed, snapshot_name
 from .rollout import DECISION_TYPES
 from .workers import CentralLearning, Stations, Summary, WorkerLearning, minibatch_count
@@ -101,6 +102,9 @@ class Run:
         self.history: list[dict] = []
         self.evaluations: list[dict] = []
         self.clone_report: dict = {}
+        self.stand_ins = pin_shipped(expand(config.eval_opponents, config.game, config.num_players)
+                                     + list(config.pool_opponents) + [config.bc_teacher],
+                                     config.game, config.num_players, run_dir)
         self.cpu_seconds = 0.0
         self.cpu_seconds_all = 0.0
 
@@ -320,7 +324,7 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
             f"|{k}|{v}|" for k, v in to_dict(config).items()))
     num_updates = math.ceil(config.total_steps / config.rollout_size) if config.total_steps else 0
     progress = _progress_factory(config.progress)
-    stations = Stations(to_dict(config), model_config(config))
+    stations = Stations(to_dict(config) | {"stand_ins": run.stand_ins}, model_config(config))
     learning = make_learning(stations, run.model, config, device)
     learning.load(run.model.state_dict(), run.optimizer_state, run.critic_state)
     clock = _Clock(stations)
@@ -520,7 +524,7 @@ def _evaluate(run: Run, writer, deals: int, search_deals: int, log, progress, fi
     config = run.config
     path = run.save("evaluated.pt", with_state=False)
     opponents = expand(config.eval_opponents, config.game, config.num_players)
-    results = _play_panel(config, path, opponents, deals, _evaluation_seed(config, final), search_deals,
+    results = _play_panel(run, path, opponents, deals, _evaluation_seed(config, final), search_deals,
                           progress(total=len(opponents), desc="final evaluation" if final else "evaluation",
                                    unit="opponent"))
     for opponent, r in results.items():
@@ -548,16 +552,18 @@ def _evaluation_seed(config: TrainConfig, final: bool) -> int:
     return config.seed + (10_000 if final else 0)
 
 
-def _play_panel(config: TrainConfig, path, opponents: list[str], deals: int, seed: int, search_deals: int,
+def _play_panel(run: Run, path, opponents: list[str], deals: int, seed: int, search_deals: int,
                 bar) -> dict[str, dict]:
     """The checkpoint at ``path`` against each opponent in turn on the same ``deals`` (arena results
-    by opponent spec), one step of ``bar`` per opponent."""
+    by opponent spec; a shipped policy played from the run's copy), one step of ``bar`` per opponent."""
+    config = run.config
     results: dict[str, dict] = {}
     with bar:
         for opponent in opponents:
             bar.set_postfix_str(f"vs {opponent}")
             results |= evaluate(str(path), config.game, config.num_players, [opponent], deals, seed=seed,
-                                workers=max(1, config.num_workers), search_deals=search_deals)
+                                workers=max(1, config.num_workers), search_deals=search_deals,
+                                stand_ins=run.stand_ins)
             bar.update(1)
     return results
 
@@ -575,7 +581,7 @@ def _confirm_best(run: Run, final: dict, log, progress) -> dict:
     if chosen and candidate.exists():
         opponents = [spec for spec in final if scores(spec)]
         seed = _evaluation_seed(config, final=True)
-        replayed = _play_panel(config, candidate, opponents, config.final_eval_deals, seed, 0,
+        replayed = _play_panel(run, candidate, opponents, config.final_eval_deals, seed, 0,
                                progress(total=len(opponents), desc="confirming best.pt", unit="opponent"))
         steps = chosen[0]["learner_steps"]
         candidate_score = panel_score(replayed)

@@ -112,8 +112,9 @@ class Station:
         self.targets = SearchTargets(capacity)
 
     def _agent(self, spec: str, seed: int):
-        if spec not in self.agents:
-            self.agents[spec] = make_agent(spec, self.config["game"], self.config["num_players"], seed=seed)
+        if spec not in self.agents:  # a shipped policy plays from the run's copy (agents.training.pinned)
+            played = self.config.get("stand_ins", {}).get(spec, spec)
+            self.agents[spec] = make_agent(played, self.config["game"], self.config["num_players"], seed=seed)
         return self.agents[spec]
 
     # ------------------------------------------------------------------ collecting
