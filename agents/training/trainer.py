@@ -22,8 +22,9 @@
 The run folder holds ``config.yaml`` (the resolved config), TensorBoard event files,
 ``checkpoint.pt`` (policy plus training state, written atomically every ``checkpoint_every``
 updates and on Ctrl-C), ``best.pt`` and ``final.pt`` (policies), ``results.json``,
-``learning_curves.png`` and ``pinned/`` (the shipped policy it plays, ``agents.training.pinned``). Collection is re-seeded at every checkpoint, so a run resumed from its
-last periodic checkpoint repeats exactly what the uninterrupted run did (CPU, same worker count).
+``learning_curves.png`` and ``pinned/`` (the shipped policy it plays, ``agents.training.pinned``).
+Collection is re-seeded at every checkpoint, so a run resumed from its last periodic checkpoint
+repeats exactly what the uninterrupted run did (CPU, same worker count).
 """
 
 from __future__ import annotations
