@@ -22,6 +22,7 @@ import bench_solver  # noqa: E402
 import bench_train  # noqa: E402
 import clone_probe  # noqa: E402
 import duplicate_luck  # noqa: E402
+import ensemble_probe  # noqa: E402
 import romi_random_races  # noqa: E402
 import run_all  # noqa: E402
 import search_worlds  # noqa: E402
@@ -265,3 +266,46 @@ def test_bench_train_times_the_table_size_asked_and_refuses_one_the_game_lacks(c
     with pytest.raises(SystemExit):
         bench_train.main(["--rollout", "64"])
     assert "'minibatch_size' (512) is larger than 'rollout_size' (64)" in capsys.readouterr().err
+
+
+def _random_policy(path, game: str, num_players: int, seed: int) -> str:
+    """An untrained card network saved as a checkpoint (its moves differ from seed to seed)."""
+    import torch
+
+    from agents.networks import CardActorCritic
+    from agents.policy import save_checkpoint
+
+    torch.manual_seed(seed)
+    model = CardActorCritic(game, num_players)
+    for parameter in model.parameters():  # a larger spread than the near-zero policy head's init
+        torch.nn.init.normal_(parameter, std=0.5)
+    return str(save_checkpoint(path, model, game, num_players))
+
+
+def test_ensemble_probe_of_one_policy_plays_as_that_policy(tmp_path):
+    """benchmarks/ensemble_probe.py: an ensemble of one checkpoint (or of one checkpoint twice)
+    makes that policy's greedy moves, so it wins exactly the hands the policy wins on the same deals."""
+    from agents.arena import ArenaConfig, run_arena, summarize
+
+    first = _random_policy(tmp_path / "a.pt", "indian", 2, seed=1)
+    second = _random_policy(tmp_path / "b.pt", "indian", 2, seed=2)
+    config = ArenaConfig(game="indian", agents=(f"ppo:{first}", "rule"), hands=16, seed=3)
+    alone = summarize(config, run_arena(config, progress=False))["agents"][0]
+    for paths in ([first], [first, first]):
+        row = ensemble_probe.probe(paths, "indian", 2, "rule", hands=16, seed=3)["agents"][0]
+        assert (row["units"], row["wins"], row["mean_points"]) == (alone["units"], alone["wins"], alone["mean_points"])
+    mixed = ensemble_probe.EnsembleAgent([first, second], "indian", 2)
+    observations = np.random.default_rng(0).random((64, mixed.models[0].observation_size), dtype=np.float32)
+    masks = np.ones((64, mixed.models[0].num_actions), dtype=np.int8)
+    masks[:, ::2] = 0
+    moves = mixed.act_batch(observations, masks)
+    assert (moves % 2 == 1).all()  # never a masked move
+
+
+def test_ensemble_probe_refuses_a_checkpoint_of_another_table(tmp_path, capsys):
+    path = _random_policy(tmp_path / "basic.pt", "basic", 2, seed=1)
+    with pytest.raises(SystemExit):
+        ensemble_probe.main([path, "--hands", "2", "--no-progress"])
+    assert "basic" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ensemble_probe.main([path, "--game", "basic", "--hands", "0"])
