@@ -12,7 +12,10 @@ opponent took from the pile and still holds, the cards each discarded, the table
 card), and every candidate is played in every guess (common random numbers), then the policy plays
 greedily in every seat: to the hand's end, or, with ``depth=D``, until our D-th turn from now
 begins, where the policy's value of our observation stands in for the rest (the value head counts
-reward units of the trainer's shaped return: ``PointsFromValue`` turns it back into points).
+reward units of the trainer's shaped return: ``PointsFromValue`` turns it back into points). A
+rollout is worth what the policy was trained to win: the hand's points plus the trainer's win bonus
+in points (``win_points``: all of it to the winner, its share taken from every other seat, as the
+trainer pays it), so hands played out and hands cut at the value count alike.
 
 A candidate replaces the policy's choice when its mean gain over it, paired world by world, exceeds
 ``z`` standard errors (``z=0``: any positive mean gain); the candidate with the largest such lower
@@ -37,6 +40,9 @@ setting         default   meaning
 ``z``           0         standard errors of paired gain needed to leave the policy's choice (>= 0)
 ``belief``      none      hidden cards guessed uniformly (``none``), by the shipped belief
                           (``pretrained``) or by a belief file (a path; ``agents.belief``)
+``win_points``  policy's  points a won hand is worth on top of its points (>= 0); default the
+                          policy's own training bonus (``win_bonus / reward_scale``), 0 for a
+                          policy whose file names none; 0 searches for points alone
 ==============  ========  ==================================================================
 
 The rollouts play single hands: in match mode the policy in a rollout sees match scores of 0.
@@ -100,7 +106,7 @@ class SearchBudget:
 
 BUDGET_SETTINGS = tuple(SearchBudget.__dataclass_fields__)
 """The settings of a search's budget (``SearchBudget``)."""
-SETTINGS = ("policy", "belief") + BUDGET_SETTINGS
+SETTINGS = ("policy", "belief", "win_points") + BUDGET_SETTINGS
 """The settings a ``search:policy=SPEC,...`` spec may give."""
 
 
@@ -128,6 +134,14 @@ class TorchPolicy:
             return torch.softmax(logits, dim=-1).numpy(), values.numpy()
 
 
+def win_share(bonus: float, winner: int | None, seat: int, num_players: int) -> float:
+    """What ``seat`` gets of a hand's win ``bonus`` (the trainer's ``win_bonus``): all of it when it
+    won, minus an equal share of it when another seat won (zero-sum), nothing without a winner."""
+    if not bonus or winner is None or winner < 0:
+        return 0.0
+    return bonus if winner == seat else -bonus / (num_players - 1)
+
+
 class PointsFromValue:
     """The policy's value of our observation at the start of our turn, in points of the hand.
 
@@ -138,7 +152,8 @@ class PointsFromValue:
     penalty counted as the trainer's ``shaping_potential`` counts it.
     """
 
-    def __init__(self, rules, reward_scale: float, shaping_coef: float = 0.0, potential: str = "deadwood"):
+    def __init__(self, rules, reward_scale: float, shaping_coef: float = 0.0, potential: str = "deadwood",
+                 win_bonus: float = 0.0):
         if not reward_scale > 0:
             raise ValueError(f"reward_scale={reward_scale!r}: expected a number > 0")
         if potential not in ("deadwood", "payment"):
@@ -148,6 +163,8 @@ class PointsFromValue:
         self.reward_scale = float(reward_scale)
         self.shaping_coef = float(shaping_coef)
         self.potential = potential
+        self.win_points = float(win_bonus) / self.reward_scale
+        """The trainer's win bonus in points: what the value carries for a won hand (``win_share``)."""
         self.unopened_penalty = rules.unopened_penalty or 0
         parts = observation_layout(rules.game, rules.num_players, rules.printed_jokers)
         self._hand = parts["hand"]
@@ -163,7 +180,9 @@ class PointsFromValue:
         if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
             return None
         coef = float(config.get("shaping_coef", 1.0)) if config.get("shaping", False) else 0.0
-        return cls(rules, float(scale), coef, config.get("shaping_potential") or "deadwood")
+        bonus = config.get("win_bonus", 0.0)
+        bonus = float(bonus) if isinstance(bonus, (int, float)) and not isinstance(bonus, bool) and bonus >= 0 else 0.0
+        return cls(rules, float(scale), coef, config.get("shaping_potential") or "deadwood", bonus)
 
     def __call__(self, observations: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Points for a batch of our observations (at the start of our turn) and their values."""
@@ -292,8 +311,10 @@ class PolicySearch:
         self.budget = budget
         self.points_from_value = points_from_value
         self.backend = backend
+        if not (math.isfinite(win_points) and win_points >= 0):
+            raise AgentError(f"search setting win_points={win_points!r}: expected a finite number >= 0")
         self.win_points = float(win_points)
-        """Points added to our seat's result when it wins the hand (the trainer's ``win_bonus``)."""
+        """The win bonus in points each rollout's result carries (``win_share``; the trainer's ``win_bonus``)."""
         self.belief = belief
         """A ``agents.belief.Belief`` that weights the guessed hands, or None: uniform deals."""
         self.options = dict(options)
@@ -448,7 +469,8 @@ class PolicySearch:
             ended = vector.terminated[active] | vector.truncated[active]
             for slot in active[ended].tolist():
                 result = vector.results[slot]
-                points[slot] = result.points[our_seat[slot]] + self.win_points * (result.winner == our_seat[slot])
+                points[slot] = result.points[our_seat[slot]] + win_share(self.win_points, result.winner,
+                                                                         our_seat[slot], self.num_players)
             active = active[~ended]
             if not active.size:
                 break
@@ -510,9 +532,12 @@ class PolicySearchAgent(Agent):
 
     def __init__(self, game: str, num_players: int, policy: PolicyNet, budget: SearchBudget = SearchBudget(),
                  points_from_value: PointsFromValue | None = None, seed: int | None = 0, belief=None,
-                 **options):
+                 win_points: float | None = None, **options):
         super().__init__(game, num_players)
-        self.engine = PolicySearch(game, num_players, policy, budget, points_from_value, belief=belief, **options)
+        if win_points is None:  # the policy's own objective, which its value head carries
+            win_points = points_from_value.win_points if points_from_value is not None else 0.0
+        self.engine = PolicySearch(game, num_players, policy, budget, points_from_value, belief=belief,
+                                   win_points=win_points, **options)
         self.seed = 0 if seed is None else int(seed)
         self.decisions = 0
         self.searched = 0
@@ -596,12 +621,14 @@ def policy_search_agent(spec: str, game: str, num_players: int, seed: int | None
     policy_spec, settings = parse_spec(spec)
     try:
         belief_setting = settings.pop("belief", "none")
+        win_points = settings.pop("win_points", None)
         budget = SearchBudget(**settings)
         policy, points = load_policy(policy_spec, game, num_players, **options)
         from .belief import belief_from_setting
 
         belief = belief_from_setting(belief_setting, game, num_players)
-        agent = PolicySearchAgent(game, num_players, policy, budget, points, seed, belief=belief, **options)
+        agent = PolicySearchAgent(game, num_players, policy, budget, points, seed, belief=belief,
+                                  win_points=win_points, **options)
     except AgentError as error:
         raise AgentError(f"agent spec {spec!r}: {error}") from None
     agent.name = spec

@@ -42,10 +42,12 @@ MODES = ("none", "uniform", "belief", "true")
 
 
 def play(game: str, mode: str, policy_spec: str, opponent_spec: str, deals: int, budget: SearchBudget,
-         belief: str, opponent_model: str, win_points: float, seed: int) -> dict:
+         belief: str, opponent_model: str, win_points: float | None, seed: int) -> dict:
     """The policy (searching in ``mode`` worlds) against the opponent on ``deals`` deals, both seatings."""
     policy, points = load_policy(policy_spec, game, 2)
     opponent = make_agent(opponent_spec, game, 2, seed=seed)
+    if win_points is None:  # the policy's own objective, as the search:policy= agent plays it
+        win_points = points.win_points if points is not None else 0.0
     engine = PolicySearch(game, 2, policy, budget, points, win_points=win_points,
                           belief=belief_from_setting(belief, game, 2) if mode == "belief" else None)
     hands = 2 * deals
@@ -107,8 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--belief", default="pretrained", help="the belief of mode belief (default pretrained)")
     parser.add_argument("--opponent-model", choices=("policy", "opponent"), default="policy",
                         help="who plays the other seat in the rollouts of mode true (default policy)")
-    parser.add_argument("--win-points", type=float, default=0.0,
-                        help="points a rollout's win adds to its value (the trainer's win_bonus / reward_scale)")
+    parser.add_argument("--win-points", type=float, default=None,
+                        help="points a won hand adds to a rollout's result, its share taken from the other seat "
+                             "(default: the policy's own win_bonus / reward_scale, as search:policy= plays)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.deals < 1:

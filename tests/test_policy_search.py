@@ -20,6 +20,7 @@ from agents.arena import ArenaConfig, run_arena
 from agents.base import AgentError, plays_many_hands
 from agents.policy_search import (
     Actors, PointsFromValue, PolicySearch, PolicySearchAgent, SearchBudget, SearchResult, load_policy, parse_spec,
+    win_share,
 )
 from agents.registry import make_agent
 from rummy_env import solver
@@ -179,7 +180,7 @@ def test_rollouts_play_each_start_as_the_reference_engine_does(game):
 def test_rollouts_with_an_opponent_play_its_moves_in_its_seats(game):
     """play() with ``Actors``: our seat (either seat) plays its first action and then the policy,
     the other seat plays as the rule agent, as the Python engine plays it move by move; a win adds
-    ``win_points`` to our points."""
+    ``win_points`` to our points and a loss takes them away (the trainer's zero-sum win bonus)."""
     net, _ = policy_of(game)
     engine = PolicySearch(game, 2, net, SearchBudget(worlds=1, depth=0), win_points=7.0)
     rule = make_agent("rule", game, 2)
@@ -205,8 +206,20 @@ def test_rollouts_with_an_opponent_play_its_moves_in_its_seats(game):
                 action = int(rule.act_batch(view, legal)[0])
             reference.apply(moves[action])
         result = reference.result
-        expected.append(result.rewards[seat] + 7.0 * (result.winner == seat))
+        bonus = 0.0 if result.winner is None else 7.0 if result.winner == seat else -7.0
+        expected.append(result.rewards[seat] + bonus)
     assert engine.play(starts, np.array(firsts), seats, actors).tolist() == expected
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_win_share_pays_the_bonus_as_the_trainer_does_zero_sum(players):
+    """The winner gets the bonus, every other seat an equal share of minus it; no winner, no bonus."""
+    for winner in range(players):
+        shares = [win_share(12.0, winner, seat, players) for seat in range(players)]
+        assert shares[winner] == 12.0 and sum(shares) == pytest.approx(0.0)
+        assert all(share == pytest.approx(-12.0 / (players - 1)) for seat, share in enumerate(shares) if seat != winner)
+    assert [win_share(12.0, None, seat, players) for seat in range(players)] == [0.0] * players
+    assert win_share(0.0, 0, 1, players) == 0.0
 
 
 class RecordingPoints:
@@ -262,6 +275,8 @@ def test_points_from_value_undo_the_trainers_scale_and_shaping():
     unshaped = PointsFromValue.from_config(state.rules, {"reward_scale": 0.01, "shaping": False})
     assert unshaped(observation[None], np.array([0.05]))[0] == pytest.approx(5)
     assert PointsFromValue.from_config(state.rules, {"shaping": True}) is None
+    assert unshaped.win_points == 0.0  # no win bonus in the config: the value carries none
+    assert PointsFromValue.from_config(state.rules, {"reward_scale": 0.01, "win_bonus": 2.0}).win_points == 200.0
     assert PointsFromValue.from_config(state.rules, None) is None
 
     basic = make_state("basic", ["5h 6h 7h 9c Kd 2s 2d", "2c 3c 4c 5c 6c 7c 8c"], discard="Qs", stock="Ac 3d")
@@ -435,6 +450,10 @@ def test_the_spec_builds_the_agent_with_its_budget():
     assert agent.engine.points_from_value.reward_scale == 0.01 and agent.engine.points_from_value.shaping_coef == 1.0
     assert agent.name.startswith("search:policy=pretrained:basic")
     assert type(make_agent("search:worlds=2", "basic", 2)).__name__ == "SearchAgent"  # the rule-agent search
+    # the rollouts count what the policy was trained to win: its win bonus in points, unless told
+    assert agent.engine.win_points == pytest.approx(agent.engine.points_from_value.win_points)
+    assert make_agent("search:policy=pretrained:basic,win_points=0", "basic", 2).engine.win_points == 0.0
+    assert make_agent("search:policy=pretrained:basic,win_points=30", "basic", 2).engine.win_points == 30.0
     assert parse_spec("search:policy=onnx:a/b.onnx,worlds=3") == ("onnx:a/b.onnx", {"worlds": 3})
 
 
@@ -450,6 +469,9 @@ def test_the_spec_builds_the_agent_with_its_budget():
     ("search:policy=pretrained:indian,z=-1", "indian", 2, "z=-1"),
     ("search:policy=pretrained:indian,z=nan", "indian", 2, "z=nan"),
     ("search:policy=pretrained:indian,width=3", "indian", 2, "unknown setting 'width=3'"),
+    ("search:policy=pretrained:indian,win_points=-5", "indian", 2, "win_points=-5"),
+    ("search:policy=pretrained:indian,win_points=inf", "indian", 2, "win_points=inf"),
+    ("search:policy=pretrained:indian,win_points=lots", "indian", 2, "win_points='lots' is not a number"),
     ("search:policy=pretrained:indian,worlds=2,worlds=3", "indian", 2, "'worlds' is given twice"),
     ("search:policy=pretrained:basic", "indian", 2, "pretrained:basic plays 'basic', not 'indian'"),
     ("search:policy=pretrained:indian", "indian", 3, "no policy for 'indian' at a table of 3"),

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from agents.policy import sample_actions
+from agents.policy_search import win_share
 from rummy_env import solver
 from rummy_env.cards import NUM_TYPES
 from rummy_env.encoding import action_layout, observation_layout
@@ -245,9 +246,7 @@ class Collector:
 
     def _bonus(self, winner: int | None, seat: int) -> float:
         """``win_bonus`` for the hand's winner, its share taken from every other seat (zero-sum)."""
-        if not self.win_bonus or winner is None:
-            return 0.0
-        return self.win_bonus if winner == seat else -self.win_bonus / (self.num_players - 1)
+        return win_share(self.win_bonus, winner, seat, self.num_players)
 
     @torch.no_grad()
     def _critic_values(self, observations: np.ndarray, hidden: np.ndarray) -> np.ndarray:

@@ -541,9 +541,9 @@ def expert_search(config: dict, model: torch.nn.Module):
 
     rules = make_ruleset(config["game"], config["num_players"])
     budget = budget_from_settings(config["expert_search"])
-    win_points = config.get("win_bonus", 0.0) / config["reward_scale"]  # the reward's bonus, in points
-    return PolicySearch(config["game"], config["num_players"], TorchPolicy(model), budget,
-                        PointsFromValue.from_config(rules, config), win_points=win_points)
+    points = PointsFromValue.from_config(rules, config)  # the value in points, the win bonus with it
+    return PolicySearch(config["game"], config["num_players"], TorchPolicy(model), budget, points,
+                        win_points=points.win_points)
 
 
 def make_critic(config: dict) -> torch.nn.Module | None:
