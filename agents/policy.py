@@ -258,6 +258,16 @@ def sample_actions(probabilities: torch.Tensor, generator: torch.Generator) -> t
     return torch.minimum(actions, last_legal)
 
 
+def policy_inputs(observations: np.ndarray, masks: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """A batch as a network reads it: (float32 observations, int8 masks); an ``AgentError`` when a
+    row has no legal action."""
+    obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+    mask = torch.as_tensor(np.asarray(masks)).to(torch.int8)
+    if bool((mask.sum(dim=-1) == 0).any()):
+        raise AgentError("asked to act with an all-zero action mask: this seat has no legal action now")
+    return obs, mask
+
+
 class PolicyAgent(Agent):
     """Plays a ``MaskedActorCritic``: the most likely allowed action (greedy) or a sample."""
 
@@ -284,10 +294,7 @@ class PolicyAgent(Agent):
 
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-        mask = torch.as_tensor(np.asarray(masks)).to(torch.int8)
-        if bool((mask.sum(dim=-1) == 0).any()):
-            raise AgentError("asked to act with an all-zero action mask: this seat has no legal action now")
+        obs, mask = policy_inputs(observations, masks)
         logits, _ = self.model(obs, mask)
         if self.greedy:
             actions = logits.argmax(dim=-1)

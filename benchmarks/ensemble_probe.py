@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.arena import ArenaConfig, print_summary, run_arena, summarize  # noqa: E402
 from agents.base import Agent, AgentError, legal_actions  # noqa: E402
-from agents.policy import load_checkpoint  # noqa: E402
+from agents.policy import load_checkpoint, policy_inputs  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from rummy_env.games import GAME_SPECS  # noqa: E402
 
@@ -47,10 +47,7 @@ class EnsembleAgent(Agent):
 
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
-        mask = torch.as_tensor(np.asarray(masks)).to(torch.int8)
-        if bool((mask.sum(dim=-1) == 0).any()):
-            raise AgentError("asked to act with an all-zero action mask: this seat has no legal action now")
+        obs, mask = policy_inputs(observations, masks)
         total = torch.zeros(mask.shape, dtype=torch.float32)
         for model in self.models:
             logits, _ = model(obs, mask)
