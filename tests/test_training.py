@@ -557,6 +557,36 @@ def test_a_revealed_rollout_keeps_what_the_learner_saw():
     assert 0.4 < revealed < 0.6, revealed
 
 
+@pytest.mark.parametrize(("game", "players"), [("indian", 2), ("indian", 6), ("romi", 3)])
+def test_card_by_card_reveal_shows_each_hidden_card_with_the_share(game, players):
+    """``oracle_reveal: card``: the known rows of the other seats lie between what is known and
+    the whole hand, every decision sees a part of them, and over many rows about ``share`` of the
+    hidden cards show; a share of 1 is the whole hand, 0 the plain observation."""
+    collector = _collector(game, players, backend="numba", oracle_reveal="card")
+    collector.collect(300)
+    venv = collector.venv
+    rows = np.repeat(np.arange(venv.num_envs), 40)
+    seats = venv.to_act[rows]
+    plain = venv.observations[rows].copy()
+    others = collector.others_known
+    whole = collector.hidden_hands.read(venv, rows, seats)
+    for share, expected in ((0.0, plain[:, others]), (1.0, whole)):
+        seen = plain.copy()
+        collector.reveal(seen, rows, seats, share)
+        assert np.array_equal(seen[:, others], expected)
+    seen = plain.copy()
+    collector.reveal(seen, rows, seats, 0.3)
+    outside = np.ones(plain.shape[1], bool)
+    outside[others] = False
+    assert np.array_equal(seen[:, outside], plain[:, outside])
+    assert (seen[:, others] >= plain[:, others]).all() and (seen[:, others] <= whole).all()
+    hidden = (whole - plain[:, others]).sum()
+    shown = (seen[:, others] - plain[:, others]).sum() / hidden
+    assert 0.25 < shown < 0.35, shown
+    partly = (seen[:, others] != plain[:, others]).any(axis=1) & (seen[:, others] != whole).any(axis=1)
+    assert partly.mean() > 0.9  # a part of the hands, not all or nothing
+
+
 def test_value_warmup_leaves_every_policy_output_unchanged():
     """A warm-up update trains the value head alone: logits bit for bit the same, values moved."""
     from agents.training.learner import Learner
@@ -739,6 +769,8 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
     ({"pool_shared_seats": 0.5}, r"field 'pool_shared_seats' \(0.5\) needs a table of 3 or more \('num_players' is 2"),
     ({"oracle_decisions": 1000, "expert_every": 5}, r"field 'oracle_decisions' \(1000\) cannot go with 'expert_every'"),
     ({"num_players": 4, "pool_shared_seats": 1.0}, r"field 'pool_shared_seats': 1.0 is out of range: expected <= 0.95"),
+    ({"oracle_reveal": "card"}, r"field 'oracle_reveal' \('card'\) needs oracle guiding: 'oracle_decisions' is 0"),
+    ({"oracle_decisions": 10, "oracle_reveal": "hand"}, r"oracle_reveal"),
 ])
 def test_config_errors_name_the_field(values, message):
     with pytest.raises(ConfigError, match=message):

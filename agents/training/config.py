@@ -108,6 +108,10 @@ class TrainConfig:
                                "(in their known-cards rows) at first, on a share of its decisions that falls "
                                "linearly from all to none over this many PPO decisions; evaluation and play never "
                                "see them (0: off; docs/training.md)", low=0)
+    oracle_reveal: str = _f("decision", "what oracle guiding's share counts: decision (a share of the decisions "
+                            "see the other hands whole) or card (every decision sees each hidden card of the "
+                            "other hands with that chance, as Suphx drops its oracle features; docs/training.md)",
+                            choices=("decision", "card"))
     # --- getting past the sparse reward
     shaping: bool = _f(True, "potential-based shaping from the hand's penalty by the exact solver")
     shaping_potential: str = _f("deadwood", "what the potential counts: deadwood (the solver's least penalty) or "
@@ -293,6 +297,9 @@ def validate(config: TrainConfig) -> TrainConfig:
     if config.oracle_decisions and config.expert_every:
         raise ConfigError(f"config: field 'oracle_decisions' ({config.oracle_decisions}) cannot go with "
                           f"'expert_every' ({config.expert_every}): the search would read the revealed hands")
+    if config.oracle_reveal != "decision" and not config.oracle_decisions:
+        raise ConfigError(f"config: field 'oracle_reveal' ({config.oracle_reveal!r}) needs oracle guiding: "
+                          "'oracle_decisions' is 0")
     if config.minibatch_size > config.rollout_size:
         raise ConfigError(f"config: field 'minibatch_size' ({config.minibatch_size}) is larger than "
                           f"'rollout_size' ({config.rollout_size})")

@@ -165,7 +165,8 @@ class Collector:
     def __init__(self, game: str, num_players: int, num_envs: int, seed: int, model: torch.nn.Module,
                  reward_scale: float, gamma: float, shaping: bool, shaping_coef: float, backend: str = "python",
                  shaping_potential: str = "deadwood", pool: tuple | None = None, critic: torch.nn.Module | None = None,
-                 win_bonus: float = 0.0, capture_rate: float = 0.0, shared_seats: float = 0.0, **rule_options):
+                 win_bonus: float = 0.0, capture_rate: float = 0.0, shared_seats: float = 0.0,
+                 oracle_reveal: str = "decision", **rule_options):
         self.game = game
         self.num_players = num_players
         self.venv = VectorGame(game, num_envs, num_players, seed=seed, reward_scale=reward_scale,
@@ -178,6 +179,9 @@ class Collector:
         known = observation_layout(game, num_players)["known"]
         self.others_known = slice(known.start + NUM_TYPES, known.stop)  # rows 1..: the other seats, in turn
         self.oracle_rng = np.random.default_rng([seed, 11])  # its own stream: off, it changes no hand
+        if oracle_reveal not in ("decision", "card"):
+            raise ValueError(f"oracle_reveal must be 'decision' or 'card', not {oracle_reveal!r}")
+        self.oracle_reveal = oracle_reveal
         self.gamma = gamma
         self.shaping_scale = shaping_coef * reward_scale if shaping else 0.0
         self.potential = Potential(game, num_players, shaping_potential)
@@ -398,10 +402,21 @@ class Collector:
                        np.concatenate(hidden_parts) if hidden_parts else None, captures)
 
     def reveal(self, observations: np.ndarray, rows: np.ndarray, seats: np.ndarray, share: float) -> None:
-        """Oracle guiding (Suphx, Li et al. 2020): on a ``share`` of the decisions, drawn one by one,
-        the known-cards rows of the other seats show their whole hands (the known cards are part of
-        them), in place. The learner's rollout keeps what it saw, so PPO's ratios stay exact; as the
-        share falls to 0 the policy learns to do without."""
+        """Oracle guiding (Suphx, Li et al. 2020), in place: the known-cards rows of the other seats
+        (the known cards are part of their hands) also show hidden cards of those hands. By
+        ``oracle_reveal``: ``decision``, a ``share`` of the decisions, drawn one by one, see the
+        whole hands; ``card``, each hidden card is seen with chance ``share`` (Suphx's dropout of
+        its oracle features), so the rows fill gradually as the share rises. The learner's rollout
+        keeps what it saw, so PPO's ratios stay exact; as the share falls to 0 the policy learns to
+        do without."""
+        if not share:
+            return
+        if self.oracle_reveal == "card":
+            hands = self.hidden_hands.read(self.venv, rows, seats)
+            known = observations[:, self.others_known]
+            hidden = np.maximum(hands - known, 0).astype(np.int64)
+            observations[:, self.others_known] = known + self.oracle_rng.binomial(hidden, min(share, 1.0))
+            return
         shown = np.flatnonzero(self.oracle_rng.random(len(rows)) < share)
         if shown.size:
             observations[shown, self.others_known] = self.hidden_hands.read(self.venv, rows[shown], seats[shown])

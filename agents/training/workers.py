@@ -128,7 +128,8 @@ class Station:
                                    c["gamma"], c["shaping"], c["shaping_coef"], backend=vector_backend(c),
                                    shaping_potential=c.get("shaping_potential", "deadwood"),
                                    pool=self._pool(seed), critic=self.critic, win_bonus=c.get("win_bonus", 0.0),
-                                   capture_rate=capture_rate(c), shared_seats=c.get("pool_shared_seats", 0.0))
+                                   capture_rate=capture_rate(c), shared_seats=c.get("pool_shared_seats", 0.0),
+                                   oracle_reveal=c.get("oracle_reveal", "decision"))
 
     def pool_update(self, names: list[str], probs: list[float], snapshots: dict[str, dict]) -> None:
         for name, state in snapshots.items():
