@@ -561,7 +561,8 @@ def test_a_revealed_rollout_keeps_what_the_learner_saw():
 def test_card_by_card_reveal_shows_each_hidden_card_with_the_share(game, players):
     """``oracle_reveal: card``: the known rows of the other seats lie between what is known and
     the whole hand, every decision sees a part of them, and over many rows about ``share`` of the
-    hidden cards show; a share of 1 is the whole hand, 0 the plain observation."""
+    hidden cards show; a share of 1 is the whole hand, 0 the plain observation. Counts go to 2
+    (I1, R1: two decks), so a pair of copies may show one of them."""
     collector = _collector(game, players, backend="numba", oracle_reveal="card")
     collector.collect(300)
     venv = collector.venv

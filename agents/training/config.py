@@ -34,6 +34,9 @@ POTENTIALS = ("deadwood", "payment")
 penalty by the exact solver (Indian: I7; Basic and römi: the least deadwood); ``payment``, what
 the seat would pay if another player went out now (Indian: I7 as well; Basic: every card in
 hand, B5; römi: every card in hand, or the flat penalty while the seat has laid no meld, R7)."""
+ORACLE_REVEALS = ("decision", "card")
+"""What oracle guiding's share counts (``oracle_reveal``): whole hands on a share of the
+decisions (``decision``) or each hidden card by itself (``card``)."""
 
 
 def _f(default, help: str, **checks):
@@ -111,7 +114,7 @@ class TrainConfig:
     oracle_reveal: str = _f("decision", "what oracle guiding's share counts: decision (a share of the decisions "
                             "see the other hands whole) or card (every decision sees each hidden card of the "
                             "other hands with that chance, as Suphx drops its oracle features; docs/training.md)",
-                            choices=("decision", "card"))
+                            choices=ORACLE_REVEALS)
     # --- getting past the sparse reward
     shaping: bool = _f(True, "potential-based shaping from the hand's penalty by the exact solver")
     shaping_potential: str = _f("deadwood", "what the potential counts: deadwood (the solver's least penalty) or "

@@ -32,7 +32,7 @@ from rummy_env.encoding import action_layout, observation_layout
 from rummy_env.ruleset import make_ruleset
 from rummy_env.vector import VectorGame
 
-from .config import POTENTIALS
+from .config import ORACLE_REVEALS, POTENTIALS
 from .critic import HiddenHands
 
 DECISION_TYPES = ("draw", "discard", "declare", "meld", "place")
@@ -179,8 +179,8 @@ class Collector:
         known = observation_layout(game, num_players)["known"]
         self.others_known = slice(known.start + NUM_TYPES, known.stop)  # rows 1..: the other seats, in turn
         self.oracle_rng = np.random.default_rng([seed, 11])  # its own stream: off, it changes no hand
-        if oracle_reveal not in ("decision", "card"):
-            raise ValueError(f"oracle_reveal must be 'decision' or 'card', not {oracle_reveal!r}")
+        if oracle_reveal not in ORACLE_REVEALS:
+            raise ValueError(f"oracle_reveal must be one of {ORACLE_REVEALS}, not {oracle_reveal!r}")
         self.oracle_reveal = oracle_reveal
         self.gamma = gamma
         self.shaping_scale = shaping_coef * reward_scale if shaping else 0.0
