@@ -1043,19 +1043,7 @@ class _StateCheck:
     def copies(self, state: GameState) -> None:
         """No card type more often than the game's decks hold it (G1)."""
         rules = self.rules
-        counts = [0] * NUM_TYPES
-        for hand in state.hands:
-            for card, n in enumerate(hand):
-                counts[card] += n
-        for card in state.stock + state.discard:
-            counts[card] += 1
-        for meld in state.table:
-            for _, physical in table_meld_cards(meld):
-                counts[physical] += 1
-        for card in (state.cut_card, state.wild_card):
-            if card != -1:
-                counts[card] += 1
-        for card, n in enumerate(counts):
+        for card, n in enumerate(card_counts(state)):
             most = rules.printed_jokers if card == JOKER else rules.decks
             if n > most:
                 raise InvalidStateError(f"state dict holds {n} copies of {format_card(card)}, and {rules.game!r} "
@@ -1074,6 +1062,23 @@ class _StateCheck:
             self.integer("result winner", winner, 0, n - 1)
         payments = self.rows("result payments", value["payments"], n, 1 << 30)
         return HandResult(value["outcome"], winner, tuple(payments))
+
+
+def card_counts(state: GameState) -> list[int]:
+    """Every card type's count over hands, stock, discard pile, table, cut card and wild card (G1)."""
+    counts = [0] * NUM_TYPES
+    for hand in state.hands:
+        for card, n in enumerate(hand):
+            counts[card] += n
+    for card in state.stock + state.discard:
+        counts[card] += 1
+    for meld in state.table:
+        for _, physical in table_meld_cards(meld):
+            counts[physical] += 1
+    for card in (state.cut_card, state.wild_card):
+        if card != -1:
+            counts[card] += 1
+    return counts
 
 
 def replay(game: str, num_players: int, seed: int | str, moves, first_player: int = 0, **options) -> GameState:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from rummy_env.cards import NUM_TYPES, format_cards, parse_card, parse_cards
+from rummy_env.cards import format_cards, parse_card, parse_cards
 from rummy_env.game import DECLARE, DISCARD, DRAW, MELD, PLACE, TAKE_CUT, TAKE_DISCARD, GameState, IllegalMoveError
 from rummy_env.melds import table_meld_cards
 from rummy_env.table import template_index
@@ -87,23 +87,6 @@ def table_text(state: GameState, slot: int) -> list[str]:
         name = format_cards([stands_for])
         out.append(name if physical == stands_for else "*=" + name)
     return out
-
-
-def card_counts(state: GameState) -> list[int]:
-    """Every card type's count over hands, stock, discard pile, table, cut card and wild card."""
-    counts = [0] * NUM_TYPES
-    for hand in state.hands:
-        for card, n in enumerate(hand):
-            counts[card] += n
-    for card in state.stock + state.discard:
-        counts[card] += 1
-    for m in state.table:
-        for _, physical in table_meld_cards(m):
-            counts[physical] += 1
-    for card in (state.cut_card, state.wild_card):
-        if card != -1:
-            counts[card] += 1
-    return counts
 
 
 def pytest_configure(config):

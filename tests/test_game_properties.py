@@ -9,12 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import card_counts
 from rummy_env import rules as public
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_TYPES, format_cards
 from rummy_env.game import (
     DECLARE, DISCARD, DRAW, MELD, MOVE_NAMES, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD,
-    GameState, IllegalMoveError, replay,
+    GameState, IllegalMoveError, card_counts, replay,
 )
 from rummy_env.games import game_spec
 from rummy_env.melds import is_meld_cards, table_meld_cards

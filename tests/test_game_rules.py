@@ -14,19 +14,20 @@ import re
 import pytest
 
 from conftest import (
-    DRAW_STOCK, TAKE, TAKE_CUT_CARD, card_counts, cites, declare, discard, discards, legal, meld, of_kind, place,
+    DRAW_STOCK, TAKE, TAKE_CUT_CARD, cites, declare, discard, discards, legal, meld, of_kind, place,
     refuse, table_text,
 )
 from rummy_env.cards import JOKER, NUM_NATURAL, CardError, format_cards, parse_card, parse_cards
 from rummy_env.game import (
-    DECLARE, DISCARD, MELD, PLACE, GameState, IllegalMoveError, replay,
+    DECLARE, DISCARD, MELD, PLACE, GameState, IllegalMoveError, card_counts, replay,
 )
 from rummy_env.melds import table_meld_cards
 from rummy_env.scenario import make_state
 from rummy_env.table import template_index
 
 # ------------------------------------------------------------------------------------- helpers
-# (moves in G2 notation, ``legal``, ``refuse`` and ``card_counts`` are shared: tests/conftest.py)
+# (moves in G2 notation, ``legal`` and ``refuse`` are shared: tests/conftest.py; ``card_counts`` is
+# rummy_env.game's, the count its state check uses)
 
 
 def draw_and_discard_drawn(state: GameState) -> None:
