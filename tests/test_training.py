@@ -334,6 +334,22 @@ def test_the_progress_bar_shows_every_fixed_opponent_but_not_the_snapshots():
     assert "won 25% of 4 vs pretrained:basic" in text and "snapshot" not in text
 
 
+
+def test_the_progress_bar_ends_at_the_decisions_the_run_makes():
+    """Rollouts overshoot ``rollout_size`` a little; the bar's total follows, so it ends full."""
+    import types
+
+    run = types.SimpleNamespace(update=0, learner_steps=0)
+    assert trainer_module._projected_decisions(run, 4, 1000) == 4000
+    for made in (1030, 1010, 1050, 1020):
+        run.update += 1
+        run.learner_steps += made
+        total = trainer_module._projected_decisions(run, 4, 1000)
+        assert total >= run.learner_steps + (4 - run.update) * 1000  # never short of what is left
+    assert total == run.learner_steps == 4110
+    run.update = 6  # a resumed run past its updates: nothing left to project
+    assert trainer_module._projected_decisions(run, 4, 1000) == run.learner_steps
+
 def test_turn_share_weighs_a_self_play_hand_by_its_learner_seats():
     """At a table of 4, a self-play hand gives the learner every seat's turns: one self-play hand
     and one hand against the rule agent of the same length are 4/5 and 1/5 of its turns."""

@@ -340,9 +340,8 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
         stations.pool_update(*_pool_arguments(run), run.snapshots)
         stations.reseed(config.seed + run.update)
         recent: collections.deque = collections.deque(maxlen=10)
-        with progress(total=num_updates * config.rollout_size,
-                      initial=min(run.update, num_updates) * config.rollout_size,
-                      desc="PPO", unit="decision") as bar:
+        with progress(total=_projected_decisions(run, num_updates, config.rollout_size),
+                      initial=run.learner_steps, desc="PPO", unit="decision") as bar:
             while run.update < num_updates:
                 if config.time_limit_minutes and clock.wall() > 60 * config.time_limit_minutes:
                     log(f"time limit of {config.time_limit_minutes} minutes reached at update {run.update}")
@@ -387,6 +386,7 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
                     writer.add_scalar(prefix + key, value, run.learner_steps)
                 run.history.append({"update": run.update, "learner_steps": run.learner_steps, **{
                     k: v for k, v in stats.items() if isinstance(v, float) and math.isfinite(v)}})
+                bar.total = _projected_decisions(run, num_updates, config.rollout_size)
                 bar.update(summary.decisions)
                 bar.set_postfix_str(_rates_text(stats, recent))
                 if (config.pool_snapshot_every and run.update % config.pool_snapshot_every == 0
@@ -596,6 +596,15 @@ def _confirm_best(run: Run, final: dict, log, progress) -> dict:
     shutil.copyfile(run_dir / "final.pt", run_dir / "best.pt.tmp")
     os.replace(run_dir / "best.pt.tmp", candidate)  # whole or not at all, as every checkpoint
     return kept
+
+
+def _projected_decisions(run, num_updates: int, rollout_size: int) -> int:
+    """The PPO bar's total: the decisions so far plus the updates left at the mean per update.
+
+    A rollout ends on its last batch of turns, so it holds a little more than ``rollout_size``
+    decisions; projecting keeps the bar's end at the run's end instead of short of it."""
+    per_update = run.learner_steps / run.update if run.update else rollout_size
+    return run.learner_steps + round(max(num_updates - run.update, 0) * per_update)
 
 
 def _progress_factory(enabled: bool):
