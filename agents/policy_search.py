@@ -38,8 +38,6 @@ setting         default   meaning
 ``depth``       2         our own turns played before the value cut; 0: to the hand's end
 ``confidence``  0.95      no search when the policy's top probability is at least this (0 < c <= 1)
 ``z``           0         standard errors of paired gain needed to leave the policy's choice (>= 0)
-``belief``      none      hidden cards guessed uniformly (``none``), by the shipped belief
-                          (``pretrained``) or by a belief file (a path; ``agents.belief``)
 ``win_points``  policy's  points a won hand is worth on top of its points (>= 0); default the
                           policy's own training bonus (``win_bonus / reward_scale``), 0 for a
                           policy whose file names none; 0 searches for points alone
@@ -106,7 +104,7 @@ class SearchBudget:
 
 BUDGET_SETTINGS = tuple(SearchBudget.__dataclass_fields__)
 """The settings of a search's budget (``SearchBudget``)."""
-SETTINGS = ("policy", "belief", "win_points") + BUDGET_SETTINGS
+SETTINGS = ("policy", "win_points") + BUDGET_SETTINGS
 """The settings a ``search:policy=SPEC,...`` spec may give."""
 
 
@@ -301,7 +299,7 @@ class PolicySearch:
 
     def __init__(self, game: str, num_players: int, policy: PolicyNet, budget: SearchBudget = SearchBudget(),
                  points_from_value: PointsFromValue | None = None, backend: str = "numba",
-                 win_points: float = 0.0, belief=None, **options):
+                 win_points: float = 0.0, **options):
         if budget.depth and points_from_value is None:
             raise AgentError(f"search setting depth={budget.depth}: the policy carries no trainer config "
                              "(reward_scale, shaping) to read its value head in points; use depth=0")
@@ -315,8 +313,6 @@ class PolicySearch:
             raise AgentError(f"search setting win_points={win_points!r}: expected a finite number >= 0")
         self.win_points = float(win_points)
         """The win bonus in points each rollout's result carries (``win_share``; the trainer's ``win_bonus``)."""
-        self.belief = belief
-        """A ``agents.belief.Belief`` that weights the guessed hands, or None: uniform deals."""
         self.options = dict(options)
         self.rules = make_ruleset(game, num_players, **options)
         self.reader = ObservationReader(game, num_players, **options)
@@ -408,12 +404,11 @@ class PolicySearch:
     # ------------------------------------------------------------------ rollouts
 
     def worlds(self, observation: np.ndarray, seed: int) -> list:
-        """The budget's guesses of the hidden cards behind ``observation`` (game states, our seat 0):
-        dealt uniformly from the unseen cards, or by the ``belief`` when the search has one."""
+        """The budget's guesses of the hidden cards behind ``observation`` (game states, our seat 0),
+        dealt uniformly from the unseen cards."""
         view = self.reader.read(observation)
         rng = random.Random(seed)
-        weights = None if self.belief is None else self.belief(np.asarray(observation)[None])[0]
-        return [determinise(view, self.rules, rng, seed=rng.getrandbits(32), weights=weights)
+        return [determinise(view, self.rules, rng, seed=rng.getrandbits(32))
                 for _ in range(self.budget.worlds)]
 
     def _rollouts(self, candidates: np.ndarray, jobs: list[int], worlds_of: Callable[[int], list],
@@ -531,12 +526,12 @@ class PolicySearchAgent(Agent):
     name = "search"
 
     def __init__(self, game: str, num_players: int, policy: PolicyNet, budget: SearchBudget = SearchBudget(),
-                 points_from_value: PointsFromValue | None = None, seed: int | None = 0, belief=None,
+                 points_from_value: PointsFromValue | None = None, seed: int | None = 0,
                  win_points: float | None = None, **options):
         super().__init__(game, num_players)
         if win_points is None:  # the policy's own objective, which its value head carries
             win_points = points_from_value.win_points if points_from_value is not None else 0.0
-        self.engine = PolicySearch(game, num_players, policy, budget, points_from_value, belief=belief,
+        self.engine = PolicySearch(game, num_players, policy, budget, points_from_value,
                                    win_points=win_points, **options)
         self.seed = 0 if seed is None else int(seed)
         self.decisions = 0
@@ -582,8 +577,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return policy, settings
 
 
-_TEXT_SETTINGS = {"policy": ("policy", "policy=SPEC (ppo:PATH, onnx:PATH or pretrained:GAME)"),
-                  "belief": ("belief", "belief=none, belief=pretrained or belief=PATH")}
+_TEXT_SETTINGS = {"policy": ("policy", "policy=SPEC (ppo:PATH, onnx:PATH or pretrained:GAME)")}
 """The settings kept as text: what each names and what is expected when it is empty."""
 
 
@@ -620,14 +614,10 @@ def policy_search_agent(spec: str, game: str, num_players: int, seed: int | None
     """The agent of ``search:policy=SPEC,...`` (the registry's entry); every check before any hand."""
     policy_spec, settings = parse_spec(spec)
     try:
-        belief_setting = settings.pop("belief", "none")
         win_points = settings.pop("win_points", None)
         budget = SearchBudget(**settings)
         policy, points = load_policy(policy_spec, game, num_players, **options)
-        from .belief import belief_from_setting
-
-        belief = belief_from_setting(belief_setting, game, num_players)
-        agent = PolicySearchAgent(game, num_players, policy, budget, points, seed, belief=belief,
+        agent = PolicySearchAgent(game, num_players, policy, budget, points, seed,
                                   win_points=win_points, **options)
     except AgentError as error:
         raise AgentError(f"agent spec {spec!r}: {error}") from None

@@ -69,13 +69,10 @@ def unseen_pool(view: View, copies: list[int]) -> list[int]:
     return pool
 
 
-def determinise(view: View, rules, rng: random.Random, seed: int = 0, weights=None) -> GameState:
+def determinise(view: View, rules, rng: random.Random, seed: int = 0) -> GameState:
     """A full game state consistent with the observation; we sit in seat 0, the others in turn order.
 
-    The unseen cards are shuffled and dealt to fill the other hands and the stock. With
-    ``weights`` (one row of 53 per other seat, in seat order: a belief, ``agents.belief``), each
-    other hand instead draws its unknown cards from what is still unseen without replacement,
-    each copy of card c with weight ``weights[seat - 1][c]``; the stock gets the rest, shuffled."""
+    The unseen cards are shuffled and dealt to fill the other hands and the stock."""
     n = rules.num_players
     copies = [rules.decks] * NUM_NATURAL + [rules.printed_jokers]
     pool = unseen_pool(view, copies)
@@ -88,8 +85,6 @@ def determinise(view: View, rules, rng: random.Random, seed: int = 0, weights=No
     for seat in range(1, n):
         hand = view.known[seat][:]
         missing = max(0, view.hand_sizes[seat] - sum(hand))
-        if weights is not None and missing:
-            pool = _weighted_first(pool, weights[seat - 1], missing, rng)
         for card in pool[:missing]:
             hand[card] += 1
         del pool[:missing]
@@ -127,18 +122,6 @@ def determinise(view: View, rules, rng: random.Random, seed: int = 0, weights=No
     if unset:  # a field added to GameState that this guess does not fill yet: fail here, not later
         raise RuntimeError(f"determinise: GameState fields not set: {', '.join(unset)}")
     return state
-
-
-def _weighted_first(pool: list[int], weights, count: int, rng: random.Random) -> list[int]:
-    """``pool`` reordered so that its first ``count`` cards are a weighted draw without replacement
-    (Efraimidis and Spirakis 2006: the largest keys u ** (1 / w)); the rest keep their shuffled order."""
-    keys = []
-    for index, card in enumerate(pool):
-        weight = float(weights[card])
-        key = rng.random() ** (1.0 / weight) if weight > 0 else -1.0 + 1e-9 * index
-        keys.append((key, index))
-    chosen = {index for _, index in sorted(keys, reverse=True)[:count]}
-    return [pool[i] for i in sorted(chosen)] + [card for i, card in enumerate(pool) if i not in chosen]
 
 
 SEARCH_SETTINGS = ("worlds", "min_worlds", "candidates", "z", "max_rollout_turns")

@@ -7,7 +7,6 @@ import random
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,14 +19,8 @@ import bench_env  # noqa: E402
 import bench_play  # noqa: E402
 import bench_solver  # noqa: E402
 import bench_train  # noqa: E402
-import clone_probe  # noqa: E402
-import duplicate_luck  # noqa: E402
-import ensemble_probe  # noqa: E402
-import romi_random_races  # noqa: E402
 import run_all  # noqa: E402
-import search_worlds  # noqa: E402
 from rummy_env.cards import to_counts  # noqa: E402
-from rummy_env.scenario import make_state  # noqa: E402
 
 
 @pytest.mark.timeout(60)  # a fixed warm-up of 20,000 hands a case took ~30 CPU seconds
@@ -124,26 +117,6 @@ def test_bench_play_refuses_bad_options(argv):
         bench_play.main(argv)
 
 
-@pytest.mark.parametrize(("hand", "stock", "turns", "possible"), [
-    # 12 cards in melds and one loose: a drawn card that fits lets the last discard go out (R6)
-    ("2h 3h 4h 5h 7c 7d 7s Tc Jc Qc Kc Ac 9d", "8s Ts 2d 6h", 1, True),
-    # nothing in the hand melds: one turn cannot go out, whatever comes
-    ("2h 5c 8d Js 3s 6h 9c Qd 4d 7s Tc Kh Ad", "8s Ts 2d 6d", 1, False),
-    # ...and neither can two turns, with these draws (every other stock card is the seat's)
-    ("2h 5c 8d Js 3s 6h 9c Qd 4d 7s Tc Kh Ad", "8s Ts 2d 6d 5d 5s", 2, False),
-])
-def test_romi_races_clairvoyant_test_counts_cards_outside_melds(hand, stock, turns, possible):
-    """R4, R6: by its own turn t a seat has made t discards; going out needs the rest melded."""
-    state = make_state("romi", [hand, "2s 3s 4s"], discard="Kd", stock=stock, cut_card="Qs")
-    assert romi_random_races.could_go_out_by(state, 0, turns) is possible
-
-
-def test_romi_races_counts_only_lost_hands(capsys):
-    (row,) = romi_random_races.main(["--agents", "rule", "--hands", "40", "--seed", "3"])
-    assert 0 <= row["beyond"] <= row["lost"] <= row["decided"] <= 40
-    assert "lost with no stock-clairvoyant way out first" in capsys.readouterr().out
-
-
 # ------------------------------------------------------------------ ablations.py
 
 
@@ -193,61 +166,6 @@ def test_ablation_table_leaves_out_a_cpu_total_below_its_part():
     assert ablations._known_mean([8.0, math.nan, 6.0]) == "7.0" and ablations._known_mean([math.nan]) == "n/a"
 
 
-def test_clone_probe_clones_each_network_on_the_same_decisions(capsys):
-    data = clone_probe.record("indian", 2, "rule", 2000, seed=1)
-    assert len(data[2]) >= 2000 and data[0].shape[0] == len(data[2])
-    reports = {name: clone_probe.clone(name, "indian", 2, data, 1, seed=1, log=lambda line: None)
-               for name in ("default", "solver-plane")}
-    for report in reports.values():
-        assert {"all", "draw", "discard"} <= set(report) and all(0.0 <= v <= 1.0 for v in report.values())
-    with pytest.raises(SystemExit):
-        clone_probe.main(["--networks", "default,nope"])
-    assert "unknown 'nope'" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("game", ["indian", "basic"])
-def test_duplicate_luck_a_deterministic_agent_replays_its_own_hands(game):
-    """The rule agent against itself: the swapped hand is the same hand, so B's points from A's
-    cards are A's (ρ = 1, nothing left to a duplicate baseline) and A gains nothing overall."""
-    pairs = duplicate_luck.mirrored_points(game, ("rule", "rule"), 24, seed=2)
-    assert pairs.shape == (12, 3)
-    np.testing.assert_array_equal(pairs[:, 0], pairs[:, 1])
-    figures = duplicate_luck.luck_figures(pairs)
-    assert figures["rho"] == pytest.approx(1.0) and figures["sd_left_by_baseline"] == pytest.approx(0.0, abs=1e-6)
-    assert figures["mean"] == pytest.approx(0.0) and figures["sd"] > 0
-
-
-def test_duplicate_luck_figures_from_known_pairs(capsys):
-    """ρ and what it leaves, on pairs built with a known correlation; bad options refused."""
-    rng = np.random.default_rng(0)
-    luck = rng.normal(size=20_000)
-    own, replayed = luck + rng.normal(size=luck.size), luck + rng.normal(size=luck.size)  # ρ = 1/2
-    figures = duplicate_luck.luck_figures(np.stack([own, replayed, -replayed], axis=1))
-    assert figures["rho"] == pytest.approx(0.5, abs=0.02)
-    assert figures["variance_kept_by_pairing"] == pytest.approx(0.5, abs=0.02)
-    assert figures["sd_left_by_baseline"] == pytest.approx(own.std() * math.sqrt(0.75), rel=0.02)
-    for argv in (["--hands", "2"], ["--agents", "nope", "rule"], ["--agents", "lookahead", "rule", "--game", "basic"]):
-        with pytest.raises(SystemExit):
-            duplicate_luck.main(argv)
-    assert "lookahead" in capsys.readouterr().err
-
-
-def test_search_worlds_plays_each_world_model_on_the_same_deals(capsys):
-    """benchmarks/search_worlds.py: one line per mode, on the same duplicate deals; the policy alone
-    (none) repeats itself exactly, and a bad --deals is refused."""
-    argv = ["--game", "basic", "--modes", "none", "uniform", "true", "--deals", "2",
-            "--budget", "worlds=2,candidates=2,depth=0"]
-    assert search_worlds.main(argv) == 0
-    out = capsys.readouterr().out
-    lines = [line for line in out.splitlines() if "decided hands" in line]
-    assert [line.split()[0] for line in lines] == ["none", "uniform", "true"]
-    search_worlds.main(argv[:3] + ["none", "--deals", "2"])
-    again = [line for line in capsys.readouterr().out.splitlines() if "decided hands" in line]
-    assert again[0].rsplit(",", 1)[0] == lines[0].rsplit(",", 1)[0]  # the same hands, the time apart
-    with pytest.raises(SystemExit):
-        search_worlds.main(["--deals", "0"])
-
-
 def test_bench_train_times_the_table_size_asked_and_refuses_one_the_game_lacks(capsys, monkeypatch):
     """benchmarks/bench_train.py --players: every measured run is at that table; a count outside the
     game's range (römi seats 2-4, R1) or a rollout the trainer refuses is an error before any run."""
@@ -266,46 +184,3 @@ def test_bench_train_times_the_table_size_asked_and_refuses_one_the_game_lacks(c
     with pytest.raises(SystemExit):
         bench_train.main(["--rollout", "64"])
     assert "'minibatch_size' (512) is larger than 'rollout_size' (64)" in capsys.readouterr().err
-
-
-def _random_policy(path, game: str, num_players: int, seed: int) -> str:
-    """An untrained card network saved as a checkpoint (its moves differ from seed to seed)."""
-    import torch
-
-    from agents.networks import CardActorCritic
-    from agents.policy import save_checkpoint
-
-    torch.manual_seed(seed)
-    model = CardActorCritic(game, num_players)
-    for parameter in model.parameters():  # a larger spread than the near-zero policy head's init
-        torch.nn.init.normal_(parameter, std=0.5)
-    return str(save_checkpoint(path, model, game, num_players))
-
-
-def test_ensemble_probe_of_one_policy_plays_as_that_policy(tmp_path):
-    """benchmarks/ensemble_probe.py: an ensemble of one checkpoint (or of one checkpoint twice)
-    makes that policy's greedy moves, so it wins exactly the hands the policy wins on the same deals."""
-    from agents.arena import ArenaConfig, run_arena, summarize
-
-    first = _random_policy(tmp_path / "a.pt", "indian", 2, seed=1)
-    second = _random_policy(tmp_path / "b.pt", "indian", 2, seed=2)
-    config = ArenaConfig(game="indian", agents=(f"ppo:{first}", "rule"), hands=16, seed=3)
-    alone = summarize(config, run_arena(config, progress=False))["agents"][0]
-    for paths in ([first], [first, first]):
-        row = ensemble_probe.probe(paths, "indian", 2, "rule", hands=16, seed=3)["agents"][0]
-        assert (row["units"], row["wins"], row["mean_points"]) == (alone["units"], alone["wins"], alone["mean_points"])
-    mixed = ensemble_probe.EnsembleAgent([first, second], "indian", 2)
-    observations = np.random.default_rng(0).random((64, mixed.models[0].observation_size), dtype=np.float32)
-    masks = np.ones((64, mixed.models[0].num_actions), dtype=np.int8)
-    masks[:, ::2] = 0
-    moves = mixed.act_batch(observations, masks)
-    assert (moves % 2 == 1).all()  # never a masked move
-
-
-def test_ensemble_probe_refuses_a_checkpoint_of_another_table(tmp_path, capsys):
-    path = _random_policy(tmp_path / "basic.pt", "basic", 2, seed=1)
-    with pytest.raises(SystemExit):
-        ensemble_probe.main([path, "--hands", "2", "--no-progress"])
-    assert "basic" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        ensemble_probe.main([path, "--game", "basic", "--hands", "0"])

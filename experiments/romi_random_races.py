@@ -1,6 +1,6 @@
 """Römi against random play: how many lost hands could any player have won?
 
-    python benchmarks/romi_random_races.py [--agents rule] [--hands 4000] [--seed 7]
+    python experiments/romi_random_races.py [--agents rule] [--hands 4000] [--seed 7]
 
 Plays each agent against the random agent on duplicate deals (the arena's deals and seats) and
 looks at every hand random won. Random went out on its own turn t; the script asks whether the
@@ -79,7 +79,7 @@ def percent(count: int, total: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
-    parser = argparse.ArgumentParser(prog="python benchmarks/romi_random_races.py",
+    parser = argparse.ArgumentParser(prog="python experiments/romi_random_races.py",
                                      description=__doc__.split("\n\n")[2].replace("\n", " "))
     parser.add_argument("--agents", nargs="+", default=["rule"],
                         help="agent specs to play against random (default: rule)")

@@ -1,7 +1,7 @@
 """How much of a hand's result is its deal? Two agents on the arena's duplicate deals.
 
-    python benchmarks/duplicate_luck.py          # Indian, the shipped policy against the rule agent
-    python benchmarks/duplicate_luck.py --game basic --agents pretrained:basic rule --hands 1000
+    python experiments/duplicate_luck.py          # Indian, the shipped policy against the rule agent
+    python experiments/duplicate_luck.py --game basic --agents pretrained:basic rule --hands 1000
 
 Plays each deal twice at 2 players, the seats swapped (``agents.arena``, seed ``--seed``), and
 prints for the first agent, A: its points per hand over both seatings (mean and standard
@@ -16,8 +16,8 @@ were swapped (the same deal replayed by the other player). From ρ:
   variance of a difference of means, against deals drawn independently.
 
 With ρ near 1 the deal decides the hand and pairing removes most of the noise; near 0 the play
-diverges so fast that the same cards say little about the result (docs/training.md, "What we
-tried for learning beyond the teacher").
+diverges so fast that the same cards say little about the result (experiments/LOG.md, "A duplicate
+baseline").
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def luck_figures(pairs: np.ndarray) -> dict:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="python benchmarks/duplicate_luck.py", description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="python experiments/duplicate_luck.py", description=__doc__.split("\n\n")[0],
                                      epilog=__doc__.split("\n\n", 2)[2],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="indian", choices=("indian", "basic", "romi"),

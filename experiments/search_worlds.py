@@ -5,17 +5,17 @@ opponent, and at each of its decisions it either plays alone or searches
 (``agents.policy_search``) in worlds of one kind:
 
 * ``none``: no search, the policy alone;
-* ``uniform``: hidden cards guessed uniformly from what is unseen (``belief=none``);
-* ``belief``: guessed by a trained belief (``--belief``, default the shipped one);
+* ``uniform``: hidden cards guessed uniformly from what is unseen, as the ``search:policy=`` agent
+  guesses them;
 * ``true``: the true hands, only the stock's order guessed (``agents.policy_search.true_worlds``):
-  what no fair player can know; it bounds what any belief can add to this search.
+  what no fair player can know; it bounds what any better guess of the hidden cards can add.
 
 With ``--opponent-model opponent`` the rollouts play the other seat as the real opponent does (the
 expert iteration of training does so); the default, ``policy``, plays it as the policy, as the
 ``search:policy=`` agent must. Reported: the share of decided hands won (95% Wilson interval),
 points per hand (95% interval over deals) and seconds per run.
 
-    python benchmarks/search_worlds.py --game indian --modes none uniform belief true --deals 300
+    python experiments/search_worlds.py --game indian --modes none uniform true --deals 300
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.belief import belief_from_setting  # noqa: E402
 from agents.policy_search import Actors, PolicySearch, SearchBudget, load_policy  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.stats import wilson_interval  # noqa: E402
@@ -38,18 +37,17 @@ from rummy_env.game import GameState  # noqa: E402
 from rummy_env.ruleset import GAMES  # noqa: E402
 from rummy_env.vector import VectorGame  # noqa: E402
 
-MODES = ("none", "uniform", "belief", "true")
+MODES = ("none", "uniform", "true")
 
 
 def play(game: str, mode: str, policy_spec: str, opponent_spec: str, deals: int, budget: SearchBudget,
-         belief: str, opponent_model: str, win_points: float | None, seed: int) -> dict:
+         opponent_model: str, win_points: float | None, seed: int) -> dict:
     """The policy (searching in ``mode`` worlds) against the opponent on ``deals`` deals, both seatings."""
     policy, points = load_policy(policy_spec, game, 2)
     opponent = make_agent(opponent_spec, game, 2, seed=seed)
     if win_points is None:  # the policy's own objective, as the search:policy= agent plays it
         win_points = points.win_points if points is not None else 0.0
-    engine = PolicySearch(game, 2, policy, budget, points, win_points=win_points,
-                          belief=belief_from_setting(belief, game, 2) if mode == "belief" else None)
+    engine = PolicySearch(game, 2, policy, budget, points, win_points=win_points)
     hands = 2 * deals
     vector = VectorGame(game, hands, 2, backend="numba")
     for deal in range(deals):
@@ -106,7 +104,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="duplicate deals, each played in both seats (default 200)")
     parser.add_argument("--budget", default="worlds=16,candidates=3,depth=0,confidence=0.9",
                         help="the search's budget settings (agents.policy_search; default %(default)s)")
-    parser.add_argument("--belief", default="pretrained", help="the belief of mode belief (default pretrained)")
     parser.add_argument("--opponent-model", choices=("policy", "opponent"), default="policy",
                         help="who plays the other seat in the rollouts of mode true (default policy)")
     parser.add_argument("--win-points", type=float, default=None,
@@ -122,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     policy = args.policy or f"pretrained:{args.game}"
     print(f"{args.game}, {policy} against {args.opponent}, {args.deals} deals x 2 seatings, budget {args.budget}")
     for mode in args.modes:
-        row = play(args.game, mode, policy, args.opponent, args.deals, budget, args.belief, args.opponent_model,
+        row = play(args.game, mode, policy, args.opponent, args.deals, budget, args.opponent_model,
                    args.win_points, args.seed)
         print(f"  {mode:8s} won {100 * row['won']:.1f}% [{100 * row['won_low']:.1f}, {100 * row['won_high']:.1f}] "
               f"of {row['decided']} decided hands, {row['points']:+.1f} [±{row['points_half_width']:.1f}] points "
