@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import uvicorn
 
         from .app import TableDefaults, create_app
-        from .guard import served_names
+        from .guard import WILDCARD_HOSTS, served_names
         from .opponents import AgentSource
         from .serve import listening_socket
         from .store import GameStore
@@ -94,16 +94,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.exit(2, f"rummy-web: error: {error.message}\n")
     defaults = TableDefaults(game=args.game, players=players, opponents=tuple(specs), hint=args.hint,
                              options=options, delay_ms=args.delay)
+    names = served_names(args.host, args.allowed_host)
     app = create_app(defaults, GameStore(args.max_games, args.idle_minutes * 60), source,
-                     practice=not args.no_practice, host_names=served_names(args.host, args.allowed_host),
-                     new_games_per_minute=args.new_games_per_minute)
+                     practice=not args.no_practice, host_names=names, new_games_per_minute=args.new_games_per_minute)
     try:
         sock = listening_socket(args.host, args.port)
     except OSError as error:
         parser.exit(2, f"rummy-web: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}\n")
     host, port = sock.getsockname()[:2]
+    everywhere = host in WILDCARD_HOSTS
+    if everywhere:
+        host = "127.0.0.1" if "." in host else "::1"
     shown = f"[{host}]" if ":" in host else host
     print(f"rummy-web: serving the table at http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
+    if everywhere:
+        print(f"rummy-web: listening on every address; the page answers to the names "
+              f"{', '.join(sorted(names))} only (add others with --allowed-host NAME)", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     server.run(sockets=[sock])
     return 0
