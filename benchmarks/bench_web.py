@@ -96,7 +96,8 @@ def play(client, game: str, deadline: float, rng: random.Random, tally: Tally, p
                 reply = client.post(f"/api/games/{game_id}/next")
             elif table["view"]["to_act"] == table["seat"]:
                 started = time.perf_counter()
-                reply = client.post(f"/api/games/{game_id}/move", json={"action": rng.choice(table["view"]["legal"])["action"]})
+                move = rng.choice(table["view"]["legal"])
+                reply = client.post(f"/api/games/{game_id}/move", json={"action": move["action"]})
                 tally.move(reply, time.perf_counter() - started)
             else:
                 started = time.perf_counter()

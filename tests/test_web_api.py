@@ -538,7 +538,8 @@ HOSTILE_BODIES = [
     b'{"seed": -5}', b'{"seed": ' + b"9" * 400 + b"}", b'{"seed": ' + b"9" * 5000 + b"}", b'{"seed": 1.5}',
     b'{"seed": 9007199254740992}', b'{"players": 1e308}', b'{"players": -1}', b'{"players": 0}',
     b'{"action": -1}', b'{"action": 1.0}', b'{"action": 99999999}', b'{"card": 1e20, "kind": "discard"}',
-    b'{"kind": "meld", "cards": [1e5]}', b'{"kind": "meld", "cards": [[1]]}', b'{"kind": "place", "card": 1, "slot": -7}',
+    b'{"kind": "meld", "cards": [1e5]}', b'{"kind": "meld", "cards": [[1]]}',
+    b'{"kind": "place", "card": 1, "slot": -7}',
     b'{"options": {"max_turns": -1}}', b'{"options": {"match_target": 0}}', b'{"options": {"max_turns": 1.5}}',
     b'{"options": {"match_target": 9007199254740991, "max_turns": 9007199254740991, "x": 1}}',
     b'{"opponents": [1]}', b'{"opponents": "' + b"a" * 15000 + b'"}', b'{"hint": null}', b'{"game": null}',
@@ -632,10 +633,12 @@ def test_another_sites_state_changing_calls_are_refused(server):
     game_id = new_game(client, game="romi", opponents=["rule"], seed=8)["id"]
     count = len(app.state.store)
     own = str(client.base_url).rstrip("/")
-    for headers in ({"Origin": "http://evil.example"}, {"Origin": "null"}, {"Origin": own.replace("127.0.0.1", "localhost")},
-                    {"Origin": own + "0"}, {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
+    for headers in ({"Origin": "http://evil.example"}, {"Origin": "null"},
+                    {"Origin": own.replace("127.0.0.1", "localhost")}, {"Origin": own + "0"},
+                    {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
                     {"Origin": own, "Sec-Fetch-Site": "cross-site"}):
-        for method, path, body in (("POST", "/api/games", b"{}"), ("POST", f"/api/games/{game_id}/move", b'{"kind": "draw"}'),
+        for method, path, body in (("POST", "/api/games", b"{}"),
+                                   ("POST", f"/api/games/{game_id}/move", b'{"kind": "draw"}'),
                                    ("DELETE", f"/api/games/{game_id}", b"")):
             # a form's text/plain POST needs no CORS preflight: the server itself must refuse it
             reply = client.request(method, path, content=body, headers={**headers, "content-type": "text/plain"})
@@ -662,7 +665,8 @@ def test_allowed_host_names():
     assert served_names("0.0.0.0", ["Table.Local", "[fe80::1]"]) == {"127.0.0.1", "localhost", "::1", "table.local",
                                                                      "fe80::1"}
     assert "192.168.1.5" in served_names("192.168.1.5")
-    assert [host_name(h) for h in ("a.b:80", "[::1]:8000", "[::1]", "::1", "A.B")] == ["a.b", "::1", "::1", "::1", "a.b"]
+    names = [host_name(h) for h in ("a.b:80", "[::1]:8000", "[::1]", "::1", "A.B")]
+    assert names == ["a.b", "::1", "::1", "::1", "a.b"]
     app = create_app(TableDefaults(delay_ms=0), host_names=served_names("127.0.0.1", ["table.local"]))
     with running_server(app) as url, httpx.Client(base_url=url, timeout=60) as client:
         assert client.get("/api/meta", headers={"Host": "table.local:8000"}).status_code == 200
@@ -672,8 +676,9 @@ def test_allowed_host_names():
 def test_every_reply_carries_the_security_headers(server):
     app, client = server
     game_id = new_game(client, game="romi", opponents=["rule"], seed=8)["id"]
-    replies = [client.get("/"), client.get("/static/table.js"), client.get("/static/nothing.js"), client.get("/api/meta"),
-               client.get(f"/api/games/{game_id}"), client.get(f"/api/games/{game_id}/hint"), client.put("/api/games"),
+    replies = [client.get("/"), client.get("/static/table.js"), client.get("/static/nothing.js"),
+               client.get("/api/meta"), client.get(f"/api/games/{game_id}"), client.get(f"/api/games/{game_id}/hint"),
+               client.put("/api/games"),
                client.post(f"/api/games/{game_id}/move", content=b"x" * (MAX_BODY + 1)),
                client.get("/", headers={"Host": "evil.example"}),
                client.post("/api/games", json={}, headers={"Origin": "http://evil.example"}),
@@ -864,3 +869,14 @@ def test_web_extra_and_console_script():
     assert {"starlette", "uvicorn"} <= {re.split(r"[<>=\[ ]", d)[0] for d in project["optional-dependencies"]["web"]}
     module, _, function = project["scripts"]["rummy-web"].partition(":")
     assert getattr(importlib.import_module(module), function) is main
+
+
+def test_load_benchmark_plays_against_a_local_server_and_counts_errors():
+    """``benchmarks/bench_web.py`` (docs/web.md "Measured"), briefly: games played, server times, no errors."""
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_web.py"), "--games", "4", "--seconds", "2",
+                           "--game", "romi", "--pause-ms", "0"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "machine: " in done.stdout and "cores" in done.stdout
+    figures = re.search(r"(\d+) moves, \d+ moves/s, (\d+) errors", done.stdout)
+    assert figures and int(figures.group(1)) > 20 and figures.group(2) == "0", done.stdout
+    assert re.search(r"server time per move: median [\d.]+ ms · p95 [\d.]+ ms", done.stdout), done.stdout
