@@ -102,7 +102,7 @@ def public_cards(state: GameState) -> set[int]:
 # ----------------------------------------------------------------------------- the docs' screenshot
 
 
-def take_screenshot(path: str, seed: int = 11, moves: int = 30) -> None:
+def take_screenshot(path: str, seed: int = 11, moves: int = 18) -> None:
     """A römi table against pretrained:romi some turns in (melds on the table), written to ``path``."""
     from playwright.sync_api import sync_playwright
 
@@ -135,7 +135,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Write the docs' screenshot of a römi table (docs/web.md).")
     parser.add_argument("--screenshot", default="docs/images/web-romi.png")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--moves", type=int, default=30, help="your moves (the hint's) before the picture")
+    parser.add_argument("--moves", type=int, default=18, help="your moves (the hint's) before the picture")
     args = parser.parse_args()
     take_screenshot(args.screenshot, args.seed, args.moves)
     print(f"wrote {args.screenshot}")

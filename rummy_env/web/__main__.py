@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--delay", type=int, default=600, metavar="MS",
                         help="pause before each opponent move on the page, in ms (default 600)")
     parser.add_argument("--max-games", type=int, default=1000,
-                        help="open games kept at most; the one left alone longest goes first (default 1000)")
+                        help="open games kept at most; a new one then drops its own client's game left alone "
+                             "longest, or anyone's when it has none (default 1000)")
     parser.add_argument("--idle-minutes", type=float, default=60.0,
                         help="a game left alone this long expires (default 60)")
     return parser
