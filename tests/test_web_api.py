@@ -543,7 +543,9 @@ HOSTILE_BODIES = [
     b'{"options": {"max_turns": -1}}', b'{"options": {"match_target": 0}}', b'{"options": {"max_turns": 1.5}}',
     b'{"options": {"match_target": 9007199254740991, "max_turns": 9007199254740991, "x": 1}}',
     b'{"opponents": [1]}', b'{"opponents": "' + b"a" * 15000 + b'"}', b'{"hint": null}', b'{"game": null}',
-    b'"text"', b"12", b"null", b"\x00", b'{"a": "\\ud800"}',
+    b'"text"', b"12", b"null", b"\x00", b'{"a": "\\ud800"}', b'{"\\ud800": 1}', b'{"game": "\\ud800"}',
+    b'{"options": {"\\ud800": 1}}', b'{"opponents": ["\\ud800"]}', b'{"hint": "\\udfff"}', b'{"kind": "\\ud800"}',
+    b'{"kind": "discard", "card": "\\ud800"}',
 ]
 
 
