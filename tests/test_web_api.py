@@ -464,6 +464,12 @@ def test_no_reply_rebuilds_the_deal_before_the_match_is_over(server, game, oppon
     hidden = hidden_state(app, game_id)
     assert first.json()["table"]["practice"] is False and first.json()["table"]["seed"] is None
     secrets = {str(hidden.seed)} | {str(agent_seed(hidden.seed, 0, p)) for p in range(players)}
+    other_id = new_game(client, game="indian", opponents=["rule"])["id"]
+    replies += [client.get("/"), client.post(f"/api/games/{game_id}/move", content=b"x" * (MAX_BODY + 1)),
+                client.post("/api/games", json={}, headers={"Origin": "http://evil.example"}),
+                client.get(f"/api/games/{game_id}", headers={"Host": "evil.example"}),
+                client.delete(f"/api/games/{other_id}"), client.delete(f"/api/games/{other_id}")]
+    assert [r.status_code for r in replies[-6:]] == [200, 413, 403, 421, 204, 404]
     replies.append(first)
     hands = 0
     while True:
