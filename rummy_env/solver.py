@@ -916,7 +916,7 @@ def min_loose_cards(counts: Sequence[int]) -> int:
     if got is None:
         got = -1
         if _compiled is not None:
-            got, _ = _compiled.solve(_natural_checked(b), _compiled.rules("count", None), FREE)
+            got = _compiled.solve(_natural_checked(b), _compiled.rules("count", None), FREE)
         if got < 0:  # the Python search, or a hand too large for the compiled one's scratch arrays
             g = _GAMES.get(("count", None)) or _game("count", None)
             got = g.solve(b[:NUM_NATURAL], b[JOKER], FREE)
@@ -1209,13 +1209,12 @@ def _compiled_arrangement(b: bytes, game: str, wild_rank: int | None, mode: int,
     """``best_arrangement`` by the compiled search (None if the hand does not fit its scratch arrays)."""
     fast = _compiled
     nat = _natural_checked(b)
-    best, count = fast.solve(nat, fast.rules(game, wild_rank), mode, INF, True)
+    best, count, melds, lengths, left = fast.laid_out(nat, fast.rules(game, wild_rank), mode)
     if best < 0:
         return None
     if count < 0:
         total = sum(values[c] * n for c, n in enumerate(b))
         return Arrangement(total, (), tuple(_np.repeat(_CARD_TYPES, nat).tolist()))
-    _, _, melds, lengths, left = fast.workspace().out
     laid = tuple(tuple(row[:n]) for row, n in zip(melds[:count].tolist(), lengths[:count].tolist()))
     deadwood = tuple(_np.repeat(_CARD_TYPES, left).tolist())
     penalty = sum([values[c] for c in deadwood])

@@ -31,10 +31,16 @@ MY_TURN = ("(() => { const p = window.rummyPage, t = p.table; return t !== null 
 
 
 @pytest.fixture(scope="module")
-def browser():
+def playwright():
+    with sync_api.sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):
     """A page factory on one live server and one headless Chromium."""
     app = create_app(TableDefaults(game="romi", delay_ms=0))
-    with running_server(app) as url, sync_api.sync_playwright() as playwright, browser_context(playwright) as context:
+    with running_server(app) as url, browser_context(playwright) as context:
         context.set_default_timeout(TIMEOUT_MS)
 
         def open_page(query: str):
@@ -266,6 +272,7 @@ def test_new_game_form_and_new_match(browser):
     wait_for_reply(page, replies)
     t = table(page)
     assert (t["game"], t["players"], t["seed"], t["specs"]) == ("basic", 3, 9, [None, "random", "rule"])
+    assert t["practice"] and page.inner_text("#deal-seed") == "practice deal, seed 9"
     assert page.inner_text("#title") == "Basic Rummy"
     t = play_hand(page, Pointer(page))
     check_hand_end(page, t)
@@ -274,3 +281,50 @@ def test_new_game_form_and_new_match(browser):
     t = table(page)
     assert t["hand_number"] == 1 and t["match"]["totals"] == [0, 0, 0] and t["specs"] == [None, "random", "rule"]
     assert page.errors == []
+
+
+def test_practice_deal_is_labelled_and_a_secret_deal_shows_no_seed(browser):
+    """A seed in the link (or ticked in the form) is a practice deal, labelled with its seed; without one the
+    deal is the server's secret: no seed on the page, and the form starts a secret deal again."""
+    app, open_page = browser
+    page = open_page("game=romi&seed=7")
+    assert page.is_visible("#deal-seed") and page.inner_text("#deal-seed") == "practice deal, seed 7"
+    secret = open_page("game=romi")
+    t = table(secret)
+    assert t["practice"] is False and t["seed"] is None and secret.is_hidden("#deal-seed")
+    hidden_seed = str(app.state.store.get(secret.evaluate("window.rummyPage.id")).seed)
+    assert hidden_seed not in secret.content()
+    secret.click("#show-setup")
+    assert not secret.is_checked("#setup-practice")
+    secret.check("#setup-practice")
+    replies = secret.evaluate("window.rummyPage.replies")
+    secret.click("#start")
+    wait_for_reply(secret, replies)
+    t = table(secret)
+    assert t["practice"] is True and secret.inner_text("#deal-seed") == f"practice deal, seed {t['seed']}"
+    assert page.errors == [] and secret.errors == []
+
+
+def test_the_page_runs_under_its_content_security_policy(playwright):
+    """With the policy enforced (``default-src 'self'``), the page loads its script and style, deals, and plays
+    a move by a click, and the browser reports no violation."""
+    app = create_app(TableDefaults(game="romi", opponents=("rule",), delay_ms=0))
+    with running_server(app) as url, browser_context(playwright, enforce_csp=True) as context:
+        context.set_default_timeout(TIMEOUT_MS)
+        page = context.new_page()
+        problems = []
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.on("console", lambda m: problems.append(m.text) if "Content Security Policy" in m.text else None)
+        page.goto(f"{url}/?delay=0&seed=5")
+        page.wait_for_selector("#hand .card")
+        assert page.inner_text("#deal-seed") == "practice deal, seed 5"
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(31, 95, 58)"  # table.css applied
+        game = app.state.store.get(page.evaluate("window.rummyPage.id"))
+        assert game.state.current == 0  # the first hand starts at the person's seat (G6)
+        page.click("#stock")
+        deadline = time.monotonic() + 10
+        while not game.state.history and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert game.state.history[:1] == [(0, 0, 0)]  # drawn from the stock (G7)
+        assert problems == []

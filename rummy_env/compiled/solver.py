@@ -1053,6 +1053,16 @@ def _solve_flat(nat, bank, mode, limit, lay, work):
 
 
 @njit(cache=True)
+def _laid_out_flat(nat, bank, mode, work):
+    """``_solve_flat`` laying the melds out, and copies of them, in one call: no other caller's search
+    (another thread's: compiled calls hold the GIL) can write the workspace's ``out`` in between."""
+    best, count = _solve_flat(nat, bank, mode, INF, True, work)
+    _, _, melds, lengths, left = _carve(work)[2]
+    n = max(count, 0)
+    return best, count, melds[:n].copy(), lengths[:n].copy(), left.copy()
+
+
+@njit(cache=True)
 def fewest_loose(nat, bank, limit, work):
     """The fewest natural cards ``nat`` leaves outside melds under the rule set ``bank`` (the
     ``"count"`` rules count cards), or ``limit`` when none is lower; OVERFLOW when the hand does
@@ -1067,7 +1077,12 @@ def fewest_loose(nat, bank, limit, work):
 
 class _Workspace:
     """The arenas, memo tables and scratch arrays every rule set shares (one per process): one
-    buffer, and views of it for the kernels that take them one by one (``agents.rule_compiled``)."""
+    buffer, and views of it for the kernels that take them one by one (``agents.rule_compiled``).
+
+    Threads may share it: a compiled call holds the GIL from start to end, so calls never overlap;
+    between calls the memo tables and arenas are caches right for any caller; and no caller reads
+    the buffer after its call returns (``laid_out`` copies the melds out within the call).
+    """
 
     def __init__(self) -> None:
         self.buffer = np.zeros(_BLOCKS[-1], np.int64)
@@ -1150,9 +1165,16 @@ def clear_caches() -> None:
         _WORK.clear()
 
 
-def solve(nat: np.ndarray, rules_: _Rules, mode: int, limit: int = INF, lay: bool = False) -> tuple[int, int]:
-    """(deadwood, melds laid out in the workspace's ``out``, or -1) of checked counts ``nat``."""
-    return _solve_flat(nat, rules_.bank, mode, limit, lay, workspace().buffer)
+def solve(nat: np.ndarray, rules_: _Rules, mode: int, limit: int = INF) -> int:
+    """The deadwood of checked counts ``nat`` (``laid_out`` gives the melds too)."""
+    return _solve_flat(nat, rules_.bank, mode, limit, False, workspace().buffer)[0]
+
+
+def laid_out(nat: np.ndarray, rules_: _Rules, mode: int) -> tuple:
+    """(deadwood, count, melds, meld lengths, deadwood counts) of checked counts ``nat``: the melds
+    as copies (``count`` rows), safe to read after other threads' searches; ``count`` is -1 when
+    no arrangement is laid out, OVERFLOW when the hand does not fit the scratch arrays."""
+    return _laid_out_flat(nat, rules_.bank, mode, workspace().buffer)
 
 
 def value(hand, rules_: _Rules, mode: int, max_copies: int, max_jokers: int, max_cards: int) -> int:

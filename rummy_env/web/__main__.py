@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 
@@ -17,13 +18,17 @@ def build_parser() -> argparse.ArgumentParser:
                     "are its defaults. The server checks every move with the rules engine and sends the "
                     "browser only what your seat may see (docs/web.md).",
         epilog="Examples:\n  python -m rummy_env.web --game romi --opponents pretrained:romi\n"
-               "  python -m rummy_env.web --game indian --players 3 --opponents rule search --seed 7\n"
+               "  python -m rummy_env.web --game indian --players 3 --opponents rule search\n"
+               "  python -m rummy_env.web --host 0.0.0.0 --allowed-host table.local --no-practice\n"
                "  python -m rummy_env.web --game basic --opponents onnx:basic.onnx --port 8080",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens it "
-                             "to the network)")
+                             "to the network: name the addresses people type with --allowed-host)")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a host name (or address) the page may be opened under, besides 127.0.0.1, "
+                             "localhost, [::1] and --host; repeatable. Other names are refused (DNS rebinding)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--game", choices=GAMES, default="romi", help="the page's default game (default romi)")
     parser.add_argument("--players", type=int,
@@ -34,14 +39,18 @@ def build_parser() -> argparse.ArgumentParser:
                              "pretrained policy); specs given here are offered on the page too")
     parser.add_argument("--hint", default="rule", metavar="SPEC",
                         help="the agent the hint button asks (default rule)")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="the default seed of a new match: its deals (G10) and the agents' seeds (default 0)")
+    parser.add_argument("--no-practice", action="store_true",
+                        help="refuse practice deals (a seed the person chooses, G10): every deal is then the "
+                             "server's secret until its match is over")
+    parser.add_argument("--new-games-per-minute", type=float, default=30, metavar="N",
+                        help="new games one client address may start a minute (default 30)")
     parser.add_argument("--option", action="append", default=[], type=option_argument, metavar="KEY=VALUE",
                         help="a rule option (RULES) of the default game, e.g. wild_joker=true; repeatable")
     parser.add_argument("--delay", type=int, default=600, metavar="MS",
                         help="pause before each opponent move on the page, in ms (default 600)")
     parser.add_argument("--max-games", type=int, default=1000,
-                        help="open games kept at most; the one left alone longest goes first (default 1000)")
+                        help="open games kept at most; a new one then drops its own client's game left alone "
+                             "longest, or anyone's when it has none (default 1000)")
     parser.add_argument("--idle-minutes", type=float, default=60.0,
                         help="a game left alone this long expires (default 60)")
     return parser
@@ -55,6 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import uvicorn
 
         from .app import TableDefaults, create_app
+        from .guard import WILDCARD_HOSTS, served_names
         from .opponents import AgentSource
         from .serve import listening_socket
         from .store import GameStore
@@ -71,26 +81,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(specs) > 1 and len(specs) != players - 1:
         parser.exit(2, f"rummy-web: error: {len(specs)} opponents for {players} players: give one spec for every "
                        f"other seat ({players - 1}), or one for all\n")
-    if args.delay < 0 or args.max_games < 1 or args.idle_minutes <= 0:
+    if args.delay < 0 or args.max_games < 1 or not 0 < args.idle_minutes < math.inf:
         parser.exit(2, "rummy-web: error: --delay must be >= 0, --max-games >= 1 and --idle-minutes > 0\n")
+    if not 0 < args.new_games_per_minute < math.inf:
+        parser.exit(2, "rummy-web: error: --new-games-per-minute must be a positive number\n")
     from .errors import WebError
 
     source = AgentSource(specs + [args.hint], args.game)
     try:
         for i, spec in enumerate(dict.fromkeys(specs + [args.hint])):
-            source.make(spec, args.game, players, args.seed + i, options)  # a bad spec stops here, named
+            source.make(spec, args.game, players, i, options)  # a bad spec stops here, named
     except WebError as error:
         parser.exit(2, f"rummy-web: error: {error.message}\n")
-    defaults = TableDefaults(game=args.game, players=players, opponents=tuple(specs), seed=args.seed,
-                             hint=args.hint, options=options, delay_ms=args.delay)
-    app = create_app(defaults, GameStore(args.max_games, args.idle_minutes * 60), source)
+    defaults = TableDefaults(game=args.game, players=players, opponents=tuple(specs), hint=args.hint,
+                             options=options, delay_ms=args.delay)
+    names = served_names(args.host, args.allowed_host)
+    app = create_app(defaults, GameStore(args.max_games, args.idle_minutes * 60), source,
+                     practice=not args.no_practice, host_names=names, new_games_per_minute=args.new_games_per_minute)
     try:
         sock = listening_socket(args.host, args.port)
     except OSError as error:
         parser.exit(2, f"rummy-web: error: cannot listen on {args.host}:{args.port}: {error.strerror or error}\n")
     host, port = sock.getsockname()[:2]
+    everywhere = host in WILDCARD_HOSTS
+    if everywhere:
+        host = "127.0.0.1" if "." in host else "::1"
     shown = f"[{host}]" if ":" in host else host
     print(f"rummy-web: serving the table at http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
+    if everywhere:
+        print(f"rummy-web: listening on every address; the page answers to the names "
+              f"{', '.join(sorted(names))} only (add others with --allowed-host NAME)", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     server.run(sockets=[sock])
     return 0

@@ -10,8 +10,16 @@ class WebError(Exception):
     is unchanged, and the reply carries the seat's view so the page stays in step.
     """
 
-    def __init__(self, status: int, message: str, refused: bool = False):
+    def __init__(self, status: int, message: str, refused: bool = False, headers: dict | None = None):
         super().__init__(message)
         self.status = status
         self.message = message
         self.refused = refused
+        self.headers = headers
+        """Extra reply headers (``Retry-After`` of a 429)."""
+
+
+def shown(value) -> str:
+    """``value`` as a refusal quotes it: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

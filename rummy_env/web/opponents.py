@@ -17,7 +17,7 @@ from agents.base import Agent, AgentError
 from agents.pretrained import shipped, shipped_for
 from agents.registry import make_agent
 
-from .errors import WebError
+from .errors import WebError, shown
 
 BUILT_IN = ("rule", "search", "random")
 """Specs every installation can play (torch-free)."""
@@ -54,7 +54,7 @@ class AgentSource:
         """A fresh agent of ``spec`` for one game; a spec this server does not offer is a 400 naming it."""
         offered = self.offered(game)
         if spec not in offered:
-            raise WebError(400, f"agent spec {spec!r} is not offered for {game!r}: expected one of "
+            raise WebError(400, f"agent spec {shown(spec)} is not offered for {game!r}: expected one of "
                                 f"{', '.join(offered)} (the server's --opponents adds others)")
         try:
             if not _loads_once(spec):

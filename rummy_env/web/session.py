@@ -3,16 +3,20 @@
 The server is the authority: every move is checked by ``GameState.apply`` (an illegal one is
 refused with the engine's reason, naming the rule, and changes nothing), the agents see only
 their seat's observation (``rummy_env.encoding``), and what goes back to the browser is
-``rummy_env.web.view.seat_view`` of the person's seat. Games share nothing that changes, but the
-engine's compiled solver keeps one workspace per process (``rummy_env.compiled.solver``: a call
-leaves its answer there for the caller to read), so every game's work holds ``ENGINE_LOCK`` and
-runs one call at a time. The work is short (``docs/web.md`` "Measured") and holds the GIL anyway.
+``rummy_env.web.view.seat_view`` of the person's seat. Each game has its own lock, so its calls
+run one at a time; games share no lock, and one game's slow agent (a search hint) never holds
+up another game (the compiled solver's one workspace is safe to share between threads,
+``rummy_env.compiled.solver``).
+
+The deal comes from ``seed``, which the browser never sees before the match is over unless the
+person asked for a practice deal (``practice``: a seed they chose, shown on the page). The
+agents' seeds are a one-way hash of it (``agent_seed``), so their play leads back to no deal.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
-import zlib
 from collections.abc import Callable, Sequence
 
 from agents.base import Agent
@@ -23,11 +27,8 @@ from ..game import DRAW, MOVE_NAMES, PLACE_JOKER_LOW, IllegalMoveError, Move
 from ..match import Match
 from ..play import CommandError, command_text, parse_command
 from ..ruleset import RuleSet
-from .errors import WebError
+from .errors import WebError, shown
 from .view import revealed, seat_view
-
-ENGINE_LOCK = threading.RLock()
-"""Held by every game's work in this process: the compiled solver's workspace is shared (see above)."""
 
 SEAT = 0
 """The person's seat. The starting seat moves one place each hand (G6), so every seat starts in turn."""
@@ -42,12 +43,13 @@ _SLOT_KINDS = ("place", "place_joker_low")
 class WebGame:
     """A match against agents, played one JSON call at a time."""
 
-    def __init__(self, rules: RuleSet, specs: Sequence[str], opponents: Sequence[Agent], seed: int,
+    def __init__(self, rules: RuleSet, specs: Sequence[str], opponents: Sequence[Agent], seed: int, practice: bool,
                  hint_spec: str, make_hint: Callable[[], Agent]):
         if len(opponents) != rules.num_players - 1 or len(specs) != len(opponents):
             raise ValueError(f"{len(opponents)} opponents for {rules.num_players} players")
         self.rules = rules
         self.seed = seed
+        self.practice = practice
         self.specs = {p: spec for p, spec in zip(self._others(), specs)}
         self.opponents = dict(zip(self._others(), opponents))
         self.names = {SEAT: "you"} | {p: f"player_{p} ({spec})" for p, spec in self.specs.items()}
@@ -57,34 +59,34 @@ class WebGame:
         self.encoder = ObservationEncoder(rules)
         self.layout = action_layout(rules.game)
         self.match = Match(rules, seed)
-        self.lock = ENGINE_LOCK
+        self.lock = threading.RLock()
         self._deal()
 
     def _others(self) -> list[int]:
         n = self.rules.num_players
         return [(SEAT + i) % n for i in range(1, n)]
 
-    def _agent_seed(self, player: int) -> int:
-        return zlib.crc32(f"web:{self.seed}:{self.match.hands_played}:{player}".encode())
-
     def _deal(self) -> None:
         self.state = self.match.deal()
         self.log: list[dict] = []
         self.last_moves: dict[int, str] = {}
         for player, agent in self.opponents.items():
-            agent.reset(seed=self._agent_seed(player))
+            agent.reset(seed=agent_seed(self.seed, self.match.hands_played, player))
         if self._hint_agent is not None:
-            self._hint_agent.reset(seed=self._agent_seed(SEAT))
+            self._hint_agent.reset(seed=agent_seed(self.seed, self.match.hands_played, SEAT))
 
     # ------------------------------------------------------------- what the browser receives
 
     def snapshot(self) -> dict:
-        """Everything the person's page shows: the seat's view, the match, the log, the end of the hand."""
+        """Everything the person's page shows: the seat's view, the match, the log, the end of the hand.
+
+        ``seed`` is null until the match is over, unless this is a practice deal."""
         rules = self.rules
         match = self.match
         return {
             "game": rules.game, "title": rules.spec.title, "players": rules.num_players,
-            "options": rules.options, "seed": self.seed, "seat": SEAT,
+            "options": rules.options, "practice": self.practice,
+            "seed": self.seed if self.practice or match.is_over else None, "seat": SEAT,
             "names": [self.names[p] for p in range(rules.num_players)],
             "specs": [self.specs.get(p) for p in range(rules.num_players)], "hint_by": self.hint_spec,
             "hand_number": match.hands_played + (0 if self.state.is_over else 1),
@@ -127,7 +129,7 @@ class WebGame:
                 raise WebError(400, "a move is {\"action\": ID} or {\"kind\": ...}, not both")
             action = request["action"]
             if isinstance(action, bool) or not isinstance(action, int):
-                raise WebError(400, f"action {action!r} is not an int: expected an action id the view lists")
+                raise WebError(400, f"action {shown(action)} is not an int: expected an action id the view lists")
             try:
                 return self.layout.move(action)
             except EncodingError as error:
@@ -135,7 +137,7 @@ class WebGame:
         kind = request.get("kind")
         if kind not in MOVE_NAMES:
             raise WebError(400, f"a move needs \"action\" (an id) or \"kind\", one of {', '.join(MOVE_NAMES)}; "
-                                f"got {kind!r}")
+                                f"got {shown(kind)}")
         wanted = {"kind"} | ({"card"} if kind in _CARD_KINDS else set()) | (
             {"slot"} if kind in _SLOT_KINDS else set()) | ({"cards"} if kind == "meld" else set())
         if set(request) != wanted:
@@ -145,7 +147,7 @@ class WebGame:
         card = _card(request["card"]) if "card" in request else 0
         slot = request.get("slot", 0)
         if isinstance(slot, bool) or not isinstance(slot, int):
-            raise WebError(400, f"slot {slot!r} is not an int: expected a table meld's number")
+            raise WebError(400, f"slot {shown(slot)} is not an int: expected a table meld's number")
         index = MOVE_NAMES.index(kind)
         move = (index, slot, 0) if index == PLACE_JOKER_LOW else (index, card, slot)
         try:
@@ -157,7 +159,7 @@ class WebGame:
     def _meld_move(self, cards) -> Move:
         """The meld template standing for ``cards`` (the terminal game's ``meld`` command reads them)."""
         if not isinstance(cards, list) or not cards:
-            raise WebError(400, f"cards {cards!r}: expected a list of card types (0..52)")
+            raise WebError(400, f"cards {shown(cards)}: expected a list of card types (0..52)")
         text = "meld " + " ".join(format_card(_card(c)) for c in cards)
         try:
             _, move = parse_command(self.state, text)
@@ -174,7 +176,7 @@ class WebGame:
                 raise WebError(409, f"a hint is for your turn: {self.names[state.current]} is to act")
             if self._hint_agent is None:
                 self._hint_agent = self._make_hint()
-                self._hint_agent.reset(seed=self._agent_seed(SEAT))
+                self._hint_agent.reset(seed=agent_seed(self.seed, self.match.hands_played, SEAT))
             mask = action_mask(state)
             action = int(self._hint_agent.act(self.encoder.encode(state, SEAT, self.match.totals), mask))
             move = self.layout.move(action)
@@ -225,9 +227,16 @@ class WebGame:
         return event
 
 
+def agent_seed(seed: int, hand: int, player: int) -> int:
+    """The seed of ``player``'s agent in hand ``hand`` of the match dealt from ``seed``: a one-way hash,
+    so an agent's play (a random agent's draws, say) tells nothing of the deal's seed."""
+    digest = hashlib.blake2b(f"web:{seed}:{hand}:{player}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
 def _card(value) -> int:
     """A card type from the browser (0..52), or a 400 naming the bad value."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= JOKER:
-        raise WebError(400, f"card {value!r}: expected a card type 0..52 (suit * 13 + rank, 52 the joker)")
+        raise WebError(400, f"card {shown(value)}: expected a card type 0..52 (suit * 13 + rank, 52 the joker)")
     return value
 

@@ -1,7 +1,9 @@
 """The open games of one server: found by an unguessable id, dropped when abandoned (bounded memory).
 
 A game not asked about for ``idle_seconds`` expires; when ``max_games`` are open, opening one
-more drops the game left alone longest. Either way its id then answers 404.
+more drops the opening client's own game left alone longest, or, when it has none, anyone's: one
+client opening game after game replaces its own games, not other people's. Either way the
+dropped id then answers 404.
 """
 
 from __future__ import annotations
@@ -31,18 +33,23 @@ class GameStore:
         self.max_games = max_games
         self.idle_seconds = idle_seconds
         self.clock = clock
-        self._games: OrderedDict[str, tuple[WebGame, float]] = OrderedDict()
+        self._games: OrderedDict[str, tuple[WebGame, float, str]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def add(self, game: WebGame) -> str:
-        """Keep ``game`` under a new id, dropping expired games and, when full, the least recently used."""
+    def add(self, game: WebGame, client: str = "") -> str:
+        """Keep ``game`` (opened by ``client``, an address) under a new id, dropping expired games and,
+        when full, the client's least recently used game (anyone's when it has none)."""
         with self._lock:
             now = self.clock()
             self._expire(now)
-            while len(self._games) >= self.max_games:
-                self._games.popitem(last=False)
+            if len(self._games) >= self.max_games:
+                own = next((i for i, (_, _, c) in self._games.items() if c == client), None)
+                if own is not None:
+                    del self._games[own]
+                else:
+                    self._games.popitem(last=False)
             game_id = secrets.token_urlsafe(ID_BYTES)
-            self._games[game_id] = (game, now)
+            self._games[game_id] = (game, now, client)
             return game_id
 
     def get(self, game_id: str) -> WebGame:
@@ -54,7 +61,7 @@ class GameStore:
             if entry is None:
                 raise WebError(404, f"no game {game_id[:64]!r} on this server: it never existed, or it was "
                                     f"left alone over {self.idle_seconds:g} s and expired; start a new one")
-            self._games[game_id] = (entry[0], now)
+            self._games[game_id] = (entry[0], now, entry[2])
             self._games.move_to_end(game_id)
             return entry[0]
 
@@ -71,7 +78,7 @@ class GameStore:
 
     def _expire(self, now: float) -> None:
         while self._games:
-            game_id, (_, used) = next(iter(self._games.items()))
+            game_id, (_, used, _) = next(iter(self._games.items()))
             if now - used < self.idle_seconds:
                 break
             del self._games[game_id]

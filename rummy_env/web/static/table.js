@@ -174,7 +174,8 @@ function render() {
   const v = t.view;
   const mine = v.to_act === t.seat;
   $("title").textContent = t.title;
-  $("subtitle").textContent = `hand ${t.hand_number} · turn ${v.turn} · seed ${t.seed} · match to ${t.match.target}`;
+  $("subtitle").textContent = `hand ${t.hand_number} · turn ${v.turn} · match to ${t.match.target}`;
+  renderDealSeed(t);
   $("hint").disabled = !mine;
   renderOpponents(t);
   renderMiddle(t, mine);
@@ -183,6 +184,14 @@ function render() {
   renderActions(t, mine);
   renderSide(t);
   renderEnd(t);
+}
+
+// A practice deal says so, with its seed; a secret deal's seed is shown once the match is over (for a replay).
+function renderDealSeed(t) {
+  const label = $("deal-seed");
+  label.hidden = t.seed === null;
+  if (t.practice) label.textContent = `practice deal, seed ${t.seed}`;
+  else if (t.seed !== null) label.textContent = `the match is over: its deal seed was ${t.seed} (a practice deal with it replays it)`;
 }
 
 function legal(kind) { return page.table.view.legal.filter((m) => m.kind === kind); }
@@ -508,7 +517,8 @@ for (const b of document.querySelectorAll("#hand-tools button")) {
 $("hint").addEventListener("click", askHint);
 $("next-hand").addEventListener("click", nextHand);
 $("new-match").addEventListener("click", () => {
-  const s = { ...page.settings, seed: page.table.seed + 1 };
+  const s = { ...page.settings };
+  if (page.table.practice) s.seed = page.table.seed + 1;  // a practice match goes on to the next seed; else a secret deal
   page.endClosed = false;
   startMatch(s);
 });
@@ -554,8 +564,15 @@ function setupSettings() {
     players: Number($("setup-players").value),
     opponents: [...document.querySelectorAll(".setup-opponent")].map((s) => s.value),
     hint: $("setup-hint").value,
-    seed: Number($("setup-seed").value || 0),
+    ...practiceFields(),
   };
+}
+
+// A new game's deal: the server's secret unless "practice deal" is ticked (with the seed typed, or a fresh one).
+function practiceFields() {
+  if (!page.meta.practice || !$("setup-practice").checked) return {};
+  const seed = $("setup-seed").value.trim();
+  return seed === "" ? { practice: true } : { seed: Number(seed) };
 }
 
 async function init() {
@@ -567,7 +584,11 @@ async function init() {
   for (const [name, g] of Object.entries(page.meta.games)) games.add(new Option(g.title, name, false, name === d.game));
   games.value = params.get("game") || d.game;
   fillSetup(games.value, games.value === d.game ? d : {});
-  $("setup-seed").value = params.get("seed") || d.seed;
+  $("setup-practice-box").hidden = !page.meta.practice;
+  $("setup-seed").max = `${page.meta.max_seed}`;
+  $("setup-seed").value = params.get("seed") || "";
+  $("setup-practice").checked = params.has("seed") || params.get("practice") === "1";
+  $("setup-seed").addEventListener("input", () => { if ($("setup-seed").value !== "") $("setup-practice").checked = true; });
   games.addEventListener("change", () => fillSetup(games.value, {}));
   $("setup-players").addEventListener("change", () => fillSetup(games.value, { players: Number($("setup-players").value) }));
   $("show-setup").addEventListener("click", () => { $("setup").hidden = !$("setup").hidden; });
