@@ -23,12 +23,6 @@ PACKAGES = ("rummy_env", "agents")
 FRONT_ENDS = ("rummy_env.play", "rummy_env.web", "rummy_env.integrations")
 """The top layer of ``rummy_env``: front-ends above ``agents`` (``docs/design.md``, "Layers")."""
 
-PENDING_CIRCLES = {
-    frozenset({"rummy_env.solver", "rummy_env.compiled.solver"}):
-        "the solver's files (rummy_env/solver.py, rummy_env/compiled/solver.py) are being rewritten for speed",
-}
-"""Circles left in files another change is rewriting; each must still be a circle (else remove it)."""
-
 PENDING_PRIVATE: dict[tuple[str, str, str], str] = {
 }
 """(module, the module it reaches into, the private name) left in files another change is
@@ -144,11 +138,8 @@ def closure(start: str) -> set[str]:
 
 
 def test_the_import_graph_has_no_circle():
-    found = set(circles(project_edges()))
-    unexpected = found - set(PENDING_CIRCLES)
-    assert not unexpected, f"import circles: {[sorted(c) for c in unexpected]}"
-    resolved = set(PENDING_CIRCLES) - found
-    assert not resolved, f"no longer circles, remove them from PENDING_CIRCLES: {[sorted(c) for c in resolved]}"
+    found = circles(project_edges())
+    assert not found, f"import circles: {[sorted(c) for c in found]}"
 
 
 def test_the_circle_finder_finds_a_circle_through_a_lazy_import():
