@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from rummy_env.games import GAMES
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("rummy_env", "agents")
 
@@ -203,33 +205,61 @@ def test_no_module_reaches_into_another_modules_private_names():
     assert not resolved, f"no longer used, remove them from PENDING_PRIVATE: {sorted(resolved)}"
 
 
+GAME_MODULES = ("rummy_env.games",)
+"""Where a game's name may be compared: the game modules and their registry (``docs/design.md``,
+"One game registry")."""
+
+
+def name_branches(source: str, names: set[str]) -> list[str]:
+    """Where ``source`` branches on a game's name: a comparison with one (``== "romi"``,
+    ``in ("indian", …)``), a ``match`` case on one, or a table literal keyed by one (caches and ids
+    keyed by the name a caller gave are no branch)."""
+
+    def is_name(node) -> bool:
+        return isinstance(node, ast.Constant) and node.value in names
+
+    def holds_name(node) -> bool:
+        return is_name(node) or isinstance(node, (ast.Tuple, ast.List, ast.Set)) and any(map(is_name, node.elts))
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(map(holds_name, (node.left, *node.comparators))):
+            found.append(f"{node.lineno} (compares a game's name)")
+        elif isinstance(node, ast.MatchValue) and is_name(node.value):
+            found.append(f"{node.lineno} (a case on a game's name)")
+        elif isinstance(node, ast.Dict) and any(map(is_name, node.keys)):
+            found.append(f"{node.lineno} (a table keyed by game)")
+    return found
+
+
+@pytest.mark.parametrize("source", [
+    'if game == "romi": pass',
+    'if rules.game in ("indian", "basic"): pass',
+    'match game:\n    case "basic": pass',
+    'CORES = {"indian": 1, "basic": 2}',
+    'WEIGHTS = dict(default=1, **{"romi": 2})',
+])
+def test_the_name_branch_finder_finds_each_kind(source):
+    assert name_branches(source, {"indian", "basic", "romi"}), source
+
+
+def test_the_name_branch_finder_passes_data_read_from_the_spec():
+    assert not name_branches('size = rules.spec.max_table_melds\nif spec.declares: pass\n'
+                             'x = by_game("env_name")\nif name == "random": pass', {"indian", "basic", "romi"})
+
+
 def test_no_name_branch_outside_the_game_modules():
-    """No comparison with a shipped game's name outside ``rummy_env/games/`` (``docs/design.md``:
-    everything that differs between games is data or a hook on its spec)."""
-    names = {"indian", "basic", "romi"}
-    allowed = ("rummy_env.games", "rummy_env.compiled")  # the compiled cores keep their checks for now
+    """No branch on a game's name outside ``rummy_env/games/`` (``docs/design.md``: everything that
+    differs between games is data or a hook on its spec, or on the ``RuleSet`` made from it)."""
+    names = set(GAMES)
     offenders = []
     for module, path in modules().items():
-        if module.startswith(allowed) or module in PENDING_NAME_BRANCHES:
-            assert module not in PENDING_NAME_BRANCHES or _compares_a_name(path, names), (
-                f"{module} compares no game name any more: remove it from PENDING_NAME_BRANCHES")
+        if module.startswith(GAME_MODULES) or module in PENDING_NAME_BRANCHES:
+            assert module not in PENDING_NAME_BRANCHES or name_branches(path.read_text(encoding="utf-8"), names), (
+                f"{module} branches on no game name any more: remove it from PENDING_NAME_BRANCHES")
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Compare):
-                parts = [node.left, *node.comparators]
-                if any(isinstance(p, ast.Constant) and p.value in names for p in parts) or any(
-                        isinstance(p, (ast.Tuple, ast.List, ast.Set))
-                        and any(isinstance(e, ast.Constant) and e.value in names for e in p.elts) for p in parts):
-                    offenders.append(f"{module}:{node.lineno}")
-            elif isinstance(node, ast.Dict) and {k.value for k in node.keys if isinstance(k, ast.Constant)} >= names:
-                offenders.append(f"{module}:{node.lineno} (a table keyed by game)")
+        offenders += [f"{module}:{where}" for where in name_branches(path.read_text(encoding="utf-8"), names)]
     assert not offenders, offenders
-
-
-def _compares_a_name(path: Path, names: set[str]) -> bool:
-    return any(isinstance(node, ast.Compare) and any(isinstance(p, ast.Constant) and p.value in names
-                                                     for p in (node.left, *node.comparators))
-               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
 
 
 @pytest.mark.skipif(shutil.which("lint-imports", path=str(Path(sys.executable).parent)) is None,

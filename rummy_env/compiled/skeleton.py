@@ -34,7 +34,6 @@ from numba.experimental import structref
 from ..cards import JOKER, NUM_NATURAL, NUM_TYPES
 from ..encoding import DISCARD_BASE, DRAW_ACTION, TAKE_DISCARD_ACTION, discard_cap, layout_for
 from ..game import PHASE_DRAW, PHASE_OVER, PHASE_PLAY, HandResult
-from ..obs_spec import MAX_TABLE_MELDS
 from ..ruleset import RuleSet
 from ..solver_tables import mask_facts
 from . import mt19937
@@ -547,7 +546,7 @@ class Core:
         deck = NUM_NATURAL * rules.decks + rules.printed_jokers
         per_turn, more = self.MOVES_PER_TURN
         history = min(per_turn * rules.max_turns + more, HISTORY_LIMIT)
-        self.max_melds = MAX_TABLE_MELDS[rules.game]
+        self.max_melds = rules.spec.max_table_melds
         self.history_limit = history
         self.lay = self._layout(rules, deck, history, match_mode)
         # the encoder's float32 scales (``ObservationEncoder._scale``)
