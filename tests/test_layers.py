@@ -244,7 +244,8 @@ def name_branches(source: str, names: set[str]) -> list[str]:
             found.append(f"{node.lineno} (compares a game's name)")
         elif isinstance(node, ast.MatchValue) and is_name(node.value):
             found.append(f"{node.lineno} (a case on a game's name)")
-        elif isinstance(node, ast.Dict) and any(map(is_name, node.keys)):
+        elif isinstance(node, ast.Dict) and any(map(is_name, node.keys)) or isinstance(node, ast.Call) and any(
+                keyword.arg in names for keyword in node.keywords):
             found.append(f"{node.lineno} (a table keyed by game)")
     return found
 
@@ -255,6 +256,7 @@ def name_branches(source: str, names: set[str]) -> list[str]:
     'match game:\n    case "basic": pass',
     'CORES = {"indian": 1, "basic": 2}',
     'WEIGHTS = dict(default=1, **{"romi": 2})',
+    'WEIGHTS = dict(indian=1, romi=2)',
 ])
 def test_the_name_branch_finder_finds_each_kind(source):
     assert name_branches(source, {"indian", "basic", "romi"}), source
