@@ -38,6 +38,7 @@ from .melds import RUN as RUN_MELD
 from .melds import SET as SET_MELD
 from .melds import MeldRules, is_meld_cards, meld_templates, table_meld_cards, table_meld_from_template
 from .ruleset import RuleSet, make_ruleset
+from .solver_tables import mask_facts
 from .table import JOKER_LOW_END, LAY_OFF, SWAP, held_bits, place_card, placements, suit_masks, template_index
 
 DRAW, TAKE_DISCARD, TAKE_CUT, DISCARD, DECLARE, MELD, PLACE, PLACE_JOKER_LOW = range(8)
@@ -1141,7 +1142,7 @@ def _no_hand_home_masks(by_suit: list[int], jokers: int, ace_high: bool) -> tupl
     (``_hand_home`` is False), for ``jokers`` 0 or 1, with bit masks: with no joker, the cards in
     no natural run and of a rank held in fewer than three suits; with one, the cards with no other
     card of their suit within two ranks and no other suit of their rank."""
-    facts = solver.mask_facts(ace_high)
+    facts = mask_facts(ace_high)
     m0, m1, m2, m3 = by_suit[0] & 0x1FFF, by_suit[1] & 0x1FFF, by_suit[2] & 0x1FFF, by_suit[3] & 0x1FFF
     if jokers == 0:
         keep = ~((m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1)))
@@ -1180,7 +1181,7 @@ def _hand_home(card: int, suits: int, held: int, jokers: int, ace_high: bool) ->
     rank = card % NUM_RANKS
     if (suits & ~(1 << card // NUM_RANKS)).bit_count() + jokers >= 2:
         return True
-    facts = solver.mask_facts(ace_high)[held & 0x1FFF]
+    facts = mask_facts(ace_high)[held & 0x1FFF]
     if jokers == 0:
         return bool(facts[2] >> rank & 1)  # in a run of three held
     return not facts[3] >> rank & 1  # not alone in its suit

@@ -40,7 +40,8 @@ How a hand is solved, and why each shortcut is exact:
 one call), ``best_arrangement`` and ``min_loose_cards`` (the römi going-out bound, R4) run
 compiled (numba, ``rummy_env.compiled.solver``) by default: the same search step for step, so
 the same penalties *and* the same arrangements (``tests/test_compiled_solver.py`` runs both in
-lockstep). A penalty is one call into compiled code, the checks and quick answers (no pure run,
+lockstep), both reading the tables of ``rummy_env.solver_tables`` (the compiled module
+imports nothing of this one). A penalty is one call into compiled code, the checks and quick answers (no pure run,
 nothing that melds) included; a count the compiled checks refuse, or a hand too large for its
 scratch arrays, goes to the Python path, whose checks name what is wrong. ``use_compiled(False)``,
 or ``RUMMY_COMPILED=0`` in the environment before the first import, selects this module's
@@ -51,7 +52,6 @@ declares exactly when that hand pays no penalty); ``can_declare`` is Python eith
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections.abc import Sequence
 from operator import itemgetter
@@ -62,9 +62,25 @@ import numpy as _np
 from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, format_card
 from .games import game_spec
 from .melds import MAX_RUN
-
-INF = 1 << 30
-"""The penalty search's "impossible" (no arrangement with both lives)."""
+from .solver_tables import (
+    C_NONE,
+    C_PURE,
+    C_RUN,
+    CLASS_ADD,
+    CLASS_GE,
+    CLASS_ORDER,
+    CLASS_SUM,
+    DECLARE,
+    EVEN_BITS,
+    FREE,
+    INF,
+    LIVES,
+    MASK_SUITS,
+    RuleTables,
+    mask_facts,
+    mask_sum,
+    rule_tables,
+)
 
 _CACHE_LIMIT = 1 << 17
 """Memoised suit profiles and summaries kept per game before the cache is cleared."""
@@ -78,25 +94,6 @@ class Arrangement(NamedTuple):
     deadwood: tuple[int, ...]
 
 
-# ---------------------------------------------------------------------------------------------
-# Lives classes (I5, I7): what an arrangement's runs give, as (has a pure run, runs counted up to 2).
-
-_CLASSES = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2))
-C_NONE, C_RUN, C_TWO_RUNS, C_PURE, C_LIVES = range(5)
-_CLASS_ADD = tuple(
-    tuple(_CLASSES.index((min(1, a[0] + b[0]), min(2, a[1] + b[1]))) for b in _CLASSES) for a in _CLASSES
-)
-_CLASS_GE = tuple(tuple(a[0] >= b[0] and a[1] >= b[1] for b in _CLASSES) for a in _CLASSES)
-_CLASS_ORDER = tuple(-(p + r) for p, r in _CLASSES)
-_CLASS_SUM = tuple(r + 16 * p for p, r in _CLASSES)
-"""Classes as numbers that add: both lives when the sum is at least 16 with at least 2 below it."""
-
-# Suit masks with at least two suits: the sets a rank can hold (a one-natural set is a run).
-_SET_MASKS = tuple(m for m in range(1 << NUM_SUITS) if m.bit_count() >= 2)
-_MASK_SUITS = tuple(tuple(s for s in range(NUM_SUITS) if m >> s & 1) for m in range(1 << NUM_SUITS))
-
-
-_EVEN_BITS = sum(1 << 2 * r for r in range(NUM_RANKS))
 _first = itemgetter(0)
 
 
@@ -105,12 +102,12 @@ def _pareto(entries: list, exact: bool = False) -> tuple:
 
     With ``exact`` (every joker must be placed) only entries using as many jokers compete.
     """
-    entries.sort(key=lambda e: (e[2], e[1], _CLASS_ORDER[e[0]]))
+    entries.sort(key=lambda e: (e[2], e[1], CLASS_ORDER[e[0]]))
     kept: list = []
     for e in entries:
         c, u = e[0], e[1]
         for f in kept:
-            if (f[1] == u if exact else f[1] <= u) and _CLASS_GE[f[0]][c]:
+            if (f[1] == u if exact else f[1] <= u) and CLASS_GE[f[0]][c]:
                 break
         else:
             kept.append(e)
@@ -163,41 +160,6 @@ def _run_candidates(st: Sequence[int], r: int, jmax: int, ace_high: bool, extras
     return out
 
 
-def _set_tables(cap: int | None) -> tuple[list, list, list]:
-    """For each rank's cards given to sets (a base-3 digit per suit, 0..80): the fewest jokers that
-    split them into sets (INF if none), one such split as ((suit mask, jokers), …), and, letting
-    sets grow to four, every joker total possible as a bit mask (0 if none)."""
-    fewest, witness, totals = [INF] * 81, [()] * 81, [0] * 81
-
-    def splits(cnt: tuple) -> list:
-        s0 = next((s for s in range(NUM_SUITS) if cnt[s]), None)
-        if s0 is None:
-            return [()]
-        out = []
-        for m in _SET_MASKS:
-            suits = _MASK_SUITS[m]
-            if m >> s0 & 1 and all(cnt[s] for s in suits):
-                rest = tuple(n - (m >> s & 1) for s, n in enumerate(cnt))
-                out.extend((m,) + tail for tail in splits(rest))
-        return out
-
-    for code in range(81):
-        cnt = tuple(code // 3**s % 3 for s in range(NUM_SUITS))
-        for split in splits(cnt):
-            low = [max(0, 3 - len(_MASK_SUITS[m])) for m in split]
-            if cap is not None and any(j > cap for j in low):
-                continue
-            if sum(low) < fewest[code]:
-                fewest[code] = sum(low)
-                witness[code] = tuple(zip(split, low))
-            ways = 1
-            for m in split:
-                top = 4 - len(_MASK_SUITS[m])
-                ways = _mask_sum(ways, sum(1 << j for j in range(max(0, 3 - len(_MASK_SUITS[m])), top + 1)))
-            totals[code] |= ways
-    return fewest, witness, totals
-
-
 def _room(budget: int, cards: int) -> int:
     """The joker budget a suit's profile is built for: a suit never needs more than two jokers per
     card, and budgets are rounded up (0, 1, 2, 4, 8, …) so that hands share profiles; the
@@ -205,16 +167,6 @@ def _room(budget: int, cards: int) -> int:
     if budget > 2:
         budget = 1 << (budget - 1).bit_length()
     return min(budget, 2 * cards)
-
-
-def _mask_sum(a: int, b: int) -> int:
-    """The sums of one number from each bit mask, as a bit mask."""
-    out = 0
-    while b:
-        low = b & -b
-        out |= a * low
-        b ^= low
-    return out
 
 
 _HELD_DIGITS = bytes.maketrans(b"\x00\x01\x02", b"011")
@@ -230,72 +182,19 @@ def _mask_values(rank_values: Sequence[int]) -> list[int]:
     return out
 
 
-_MASK_FACTS: dict[bool, list] = {}
-
-
-def _mask_facts(ace_high: bool) -> list:
-    """Per 13-bit rank mask of one suit: (run starts as positions 0..11 of three held in a row,
-    those positions, ranks covered by such runs, ranks with no other card within two ranks)."""
-    got = _MASK_FACTS.get(ace_high)
-    if got is None:
-        got = _MASK_FACTS[ace_high] = []
-        for mask in range(1 << NUM_RANKS):
-            # positions 0..13: the ace also stands at 13 where it may play high
-            m = mask | (mask & 1) << 13 if ace_high else mask
-            starts = m & m >> 1 & m >> 2
-            cover = starts | starts << 1 | starts << 2
-            in_run = (cover | cover >> 13) & 0x1FFF
-            alone = m & ~(m << 1 | m << 2 | m >> 1 | m >> 2)
-            lone = alone & 0x1FFE | (alone & (alone >> 13 if ace_high else 1) & 1)
-            got.append((starts, tuple(a for a in range(12) if starts >> a & 1), in_run, lone))
-    return got
-
-
-mask_facts = _mask_facts
-"""The public name of ``_mask_facts`` (the engine's look-ahead and the compiled cores read it)."""
-
-
 class _Game:
-    """One game's rules and values (with a wild rank for Indian), and its memo tables."""
+    """One rule set's memo tables for the Python search (its rules: ``solver_tables.RuleTables``)."""
 
-    def __init__(self, game: str, wild_rank: int | None, unit: bool = False, plain: _Game | None = None) -> None:
-        spec = game_spec(game)
-        rules = spec.melds
+    def __init__(self, rules: RuleTables, plain: _Game | None = None) -> None:
+        self.rules = rules
         self.plain = plain
         """The same game without a wild rank: suits holding no wild card share its answers."""
-        self.game = game
-        self.wild = wild_rank
-        self.ace_high = rules.ace_high
-        self.cap = rules.max_jokers
-        self.lives = spec.lives
-        values = list(spec.values)
-        if unit:  # deadwood counted in cards, not points
-            values = [1] * NUM_NATURAL + [0]
-        if wild_rank is not None:
-            for s in range(NUM_SUITS):
-                values[s * NUM_RANKS + wild_rank] = 0  # I7: wild jokers pay 0
-        self.values = tuple(values)
-        self.rank_values = tuple(values[:NUM_RANKS])
-        self.wild_bit = 0 if wild_rank is None else 1 << wild_rank
         self.profiles: dict = {}
         self.summaries: dict = {}
         self.mask_values: list[int] | None = None  # per rank mask, the value of one card of each rank
         self.options: dict = {}
         self.inner: dict = {}
         self.run_cands: dict = {}
-        fewest, self.set_witness, totals = _set_tables(self.cap)
-        self.set_choices_ways = totals
-        # For each rank's counts (a base-3 digit per suit): every part of them that splits into
-        # sets, as (part, fewest jokers, its digit for each suit); the empty part comes first.
-        self.set_choices = []
-        for code in range(81):
-            digits = [code // 3**s % 3 for s in range(NUM_SUITS)]
-            subs = []
-            for part in itertools.product(*(range(n + 1) for n in digits)):
-                sub = sum(k * 3**s for s, k in enumerate(part))
-                if sub == 0 or fewest[sub] < INF:
-                    subs.append((sub, fewest[sub]) + part)
-            self.set_choices.append(tuple(subs))
 
     # -- one suit ------------------------------------------------------------------------------
 
@@ -309,7 +208,7 @@ class _Game:
         got = self.summaries.get(key)
         if got is not None:
             return got
-        if self.plain is not None and not key[self.wild]:
+        if self.plain is not None and not key[self.rules.wild]:
             got = self.summaries[key] = self.plain.summary(key)
             return got
         if len(key) != NUM_RANKS or max(key) > 2:
@@ -319,13 +218,13 @@ class _Game:
         doubles = int(backwards.translate(_TWICE_DIGITS), 2)
         values = self.mask_values
         if values is None:
-            values = self.mask_values = _mask_values(self.rank_values)
+            values = self.mask_values = _mask_values(self.rules.rank_values)
         value = values[mask] + values[doubles]
-        starts, found, in_run, lone = _mask_facts(self.ace_high)[mask]
+        starts, found, in_run, lone = mask_facts(self.rules.ace_high)[mask]
         two = False
         if starts:
             # positions 0..13: the ace also stands at 13 where it may play high
-            m2 = doubles | (doubles & 1) << 13 if self.ace_high else doubles
+            m2 = doubles | (doubles & 1) << 13 if self.rules.ace_high else doubles
             for i, a in enumerate(found):
                 for b in found[i:]:
                     both = (7 << a) & (7 << b)
@@ -345,23 +244,23 @@ class _Game:
         """
         ck = (key, budget, extras)
         got = self.profiles.get(ck)
-        if got is None and self.plain is not None and not key[self.wild]:
+        if got is None and self.plain is not None and not key[self.rules.wild]:
             got = self.profiles[ck] = self.plain.profile(key, budget, extras)
         if got is None:
             # Cards no run of this suit can hold (none with two jokers to spare; with one, those
             # with no neighbour within two ranks; with none, those in no natural run) are
             # deadwood here whatever happens: solve without them, which many hands share.
-            jmax = budget if self.cap is None else min(budget, self.cap)
+            jmax = budget if self.rules.cap is None else min(budget, self.rules.cap)
             dead = 0
             if jmax < 2:
                 x = self.summary(key)
-                dead = (x[5] if jmax else x[7]) & ~self.wild_bit
+                dead = (x[5] if jmax else x[7]) & ~self.rules.wild_bit
             if dead:
                 rest = bytearray(key)
                 lost = 0
                 for r in range(NUM_RANKS):
                     if dead >> r & 1:
-                        lost += self.rank_values[r] * rest[r]
+                        lost += self.rules.rank_values[r] * rest[r]
                         rest[r] = 0
                 left = bytes(rest)
                 inner = self.profile(left, _room(budget, sum(left)) if not extras else budget, extras)
@@ -379,7 +278,7 @@ class _Game:
         if memo is None or len(memo) >= _CACHE_LIMIT:
             memo = self.inner[(budget, extras)] = {}
         packed = sum(n << 2 * r for r, n in enumerate(start))
-        wild = self.wild
+        wild = self.rules.wild
         if wild is None or not start[wild]:
             return self._runs(packed, budget, extras, memo)
         out = []
@@ -403,11 +302,11 @@ class _Game:
             return got
         r = ((st & -st).bit_length() - 1) >> 1
         out = []
-        if r != self.wild:  # a wild card is never deadwood: as a joker it is worth as much, and more
-            v = self.rank_values[r]
+        if r != self.rules.wild:  # a wild card is never deadwood: as a joker it is worth as much, and more
+            v = self.rules.rank_values[r]
             out = [(c, u, d + v, runs) for c, u, d, runs in self._runs(st - (1 << 2 * r), budget, extras, memo)]
-        jmax = budget if self.cap is None else min(budget, self.cap)
-        present = (st | st >> 1) & _EVEN_BITS
+        jmax = budget if self.rules.cap is None else min(budget, self.rules.cap)
+        present = (st | st >> 1) & EVEN_BITS
         ck = (present, r, jmax, extras)
         cands = self.run_cands.get(ck)
         if cands is None:
@@ -417,11 +316,11 @@ class _Game:
                     sum(1 << 2 * (p % NUM_RANKS) for p in pos),  # the cards it takes, two bits a rank
                     g,
                     ((pos, g),),
-                    (C_PURE if g == 0 else C_RUN) if self.lives else C_NONE,
+                    (C_PURE if g == 0 else C_RUN) if self.rules.lives else C_NONE,
                 )
-                for pos, g in _run_candidates(held, r, jmax, self.ace_high, extras)
+                for pos, g in _run_candidates(held, r, jmax, self.rules.ace_high, extras)
             )
-        add = _CLASS_ADD
+        add = CLASS_ADD
         for remove, g, run, rc in cands:
             top = budget - g
             for c, u, d, runs in self._runs(st - remove, budget, extras, memo):
@@ -481,12 +380,12 @@ class _Game:
             summary = self.summary
             sums = [summary(k) for k in keys]
         a, b, c, d = sums[0][3], sums[1][3], sums[2][3], sums[3][3]
-        wild_bit = self.wild_bit
+        wild_bit = self.rules.wild_bit
         jokers = printed  # every joker the hand could field
         if wild_bit:
-            w = self.wild
+            w = self.rules.wild
             jokers += nat[w] + nat[13 + w] + nat[26 + w] + nat[39 + w]
-        if jokers and self.cap != 0:
+        if jokers and self.rules.cap != 0:
             cand = (a & (b | c | d)) | (b & (c | d)) | (c & d)
         else:
             cand = (a & b & (c | d)) | (c & d & (a | b))
@@ -515,7 +414,7 @@ class _Game:
                 shift = 2 * r
                 grown = []
                 for used, q0, q1, q2, q3, sets in leaves:
-                    for sub, j, d0, d1, d2, d3 in self.set_choices[code]:
+                    for sub, j, d0, d1, d2, d3 in self.rules.set_choices[code]:
                         if sub == 0:
                             grown.append((used, q0, q1, q2, q3, sets))
                         elif extras or used + j <= jokers:
@@ -557,7 +456,7 @@ class _Game:
             if extras:
                 ways = 1  # joker totals the sets can take, as a bit mask
                 for _, sub in sets:
-                    ways = _mask_sum(ways, self.set_choices_ways[sub])
+                    ways = mask_sum(ways, self.rules.set_choices_ways[sub])
                 for j in range(ways.bit_length()):
                     if ways >> j & 1:
                         got, pick = _combine(profs, printed - j, mode, True, best)
@@ -570,12 +469,10 @@ class _Game:
                 if declare:
                     return best
                 if trace:
-                    split = tuple((r, m, j) for r, sub in sets for m, j in self.set_witness[sub])
+                    split = tuple((r, m, j) for r, sub in sets for m, j in self.rules.set_witness[sub])
                     best_trace = (best, split, pick)
         return best_trace if trace else best
 
-
-FREE, LIVES, DECLARE = range(3)
 
 
 def _combine(profs: list, budget: int, mode: int, extras: bool, bound: int) -> tuple:
@@ -590,7 +487,7 @@ def _combine(profs: list, budget: int, mode: int, extras: bool, bound: int) -> t
     best = bound
     lives = mode != FREE
     exact = mode == DECLARE and extras
-    cs = _CLASS_SUM
+    cs = CLASS_SUM
     pick = None
     for e0 in p0:
         d0 = e0[2]
@@ -626,30 +523,11 @@ _GAMES: dict = {}
 
 def _game(game: str, wild_rank: int | None) -> _Game:
     got = _GAMES.get((game, wild_rank))
-    if got is not None:
-        return got
-    if game == "count":  # Indian rules, deadwood counted in natural cards
-        plain = None if wild_rank is None else _game("count", None)
-        g = _GAMES[(game, wild_rank)] = _Game("indian", wild_rank, unit=True, plain=plain)
-        return g
-    spec = game_spec(game)  # an unknown game is an error naming it
-    if wild_rank is not None and (not spec.has_wild_joker or isinstance(wild_rank, bool)
-                                  or wild_rank not in range(NUM_RANKS)):
-        raise ValueError(f"wild_rank {wild_rank!r}: only Indian has a wild rank, an int 0..12")
-    plain = None if wild_rank is None else _game(game, None)
-    g = _GAMES[(game, wild_rank)] = _Game(game, wild_rank, plain=plain)
-    return g
-
-
-def game_tables(game: str, wild_rank: int | None):
-    """The reference search's tables for ``game`` (``"count"``: Indian counted in cards) with
-    ``wild_rank``, built once (the compiled search copies them); an unknown game is refused."""
-    return _GAMES.get((game, wild_rank)) or _game(game, wild_rank)
-
-
-def class_tables() -> tuple:
-    """The suit-class tables (add, at-least, sum) the compiled search copies."""
-    return _CLASS_ADD, _CLASS_GE, _CLASS_SUM
+    if got is None:
+        rules = rule_tables(game, wild_rank)  # refuses an unknown game or a wild rank it has not
+        plain = None if wild_rank is None else _game(game, None)
+        got = _GAMES[(game, wild_rank)] = _Game(rules, plain)
+    return got
 
 
 def clear_caches() -> None:
@@ -770,7 +648,7 @@ def _python_penalty(b: bytes, wild_rank: int | None) -> int:
         pure == 1
         and not b[JOKER]
         and not (s0[2] or s1[2] or s2[2] or s3[2])
-        and not (s0[3] | s1[3] | s2[3] | s3[3]) & g.wild_bit
+        and not (s0[3] | s1[3] | s2[3] | s3[3]) & g.rules.wild_bit
     ):
         return total  # no joker, no wild card and one pure run: no second life
     return g.solve(b[:NUM_NATURAL], b[JOKER], LIVES, False, total, (s0, s1, s2, s3))
@@ -789,7 +667,7 @@ def min_deadwood(counts: Sequence[int], game: str, wild_rank: int | None = None)
 def _python_deadwood(b: bytes, game: str, wild_rank: int | None) -> int:
     """``min_deadwood`` by this module's search (see ``_python_penalty``)."""
     g = _GAMES.get((game, wild_rank)) or _game(game, wild_rank)
-    if g.cap == 0 and b[JOKER]:
+    if g.rules.cap == 0 and b[JOKER]:
         raise ValueError(f"{game!r} has no jokers")
     known = g.summaries
     k0, k1, k2, k3 = b[0:13], b[13:26], b[26:39], b[39:52]
@@ -801,7 +679,7 @@ def _python_deadwood(b: bytes, game: str, wild_rank: int | None) -> int:
     if (
         not (b[JOKER] or s0[1] or s1[1] or s2[1] or s3[1])
         and not (m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1))
-        and not (m0 | m1 | m2 | m3) & g.wild_bit
+        and not (m0 | m1 | m2 | m3) & g.rules.wild_bit
     ):
         return s0[0] + s1[0] + s2[0] + s3[0]  # no run, no set, no joker: nothing melds
     return g.solve(b[:NUM_NATURAL], b[JOKER], FREE, False, INF, (s0, s1, s2, s3))
@@ -932,7 +810,7 @@ _LOOSE: dict[bytes, int] = {}
 
 def _jokers(g: _Game, b: bytes) -> int:
     """Printed jokers plus wild cards: every joker the hand could field."""
-    w = g.wild
+    w = g.rules.wild
     if w is None:
         return b[JOKER]
     return b[JOKER] + b[w] + b[13 + w] + b[26 + w] + b[39 + w]
@@ -947,7 +825,7 @@ def _lost_cards(g: _Game, sums: list, jokers: int) -> tuple[list[int], int]:
     is a lower bound. With fewer jokers the masks are the cards that cannot meld at all.
     """
     m = [x[3] for x in sums]
-    wild_bit = g.wild_bit
+    wild_bit = g.rules.wild_bit
     if jokers == 0:
         in_set = (m[0] & m[1] & (m[2] | m[3])) | (m[2] & m[3] & (m[0] | m[1]))
         return [x[7] & ~in_set & ~wild_bit for x in sums], 0
@@ -1068,10 +946,10 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
         return []  # I5: no pure run (three in a row of one suit, or Q K A)
     # The quick tests read each suit's rank mask (as the suit summaries have them).
     m0, m1, m2, m3 = held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39
-    facts = _MASK_FACTS.get(g.ace_high) or _mask_facts(g.ace_high)
+    facts = mask_facts(g.rules.ace_high)
     f0, f1, f2, f3 = facts[m0], facts[m1], facts[m2], facts[m3]
     jokers = _jokers(g, b)
-    wild_bit = g.wild_bit
+    wild_bit = g.rules.wild_bit
     candidates: Sequence[int] = range(NUM_TYPES)
     in_set = (m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1))  # ranks held in three suits or four
     if jokers < 2:
@@ -1118,7 +996,7 @@ def declare_discards(counts: Sequence[int], wild_rank: int | None = None) -> lis
         keep = ~in_set & ~wild_bit
         alone = [m0 & ~f0[2] & keep, m1 & ~f1[2] & keep, m2 & ~f2[2] & keep, m3 & ~f3[2] & keep]
         twice = [alone[s] & doubles >> (s * NUM_RANKS) for s in range(NUM_SUITS)]
-        if not _joker_meld_after_discard(alone, twice, (m0, m1, m2, m3), g.ace_high):
+        if not _joker_meld_after_discard(alone, twice, (m0, m1, m2, m3), g.rules.ace_high):
             return []
     if _compiled is not None:
         return _compiled_declare_discards(b, wild_rank, candidates)
@@ -1164,10 +1042,10 @@ def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = N
     """
     g = _GAMES.get((game, wild_rank)) or _game(game, wild_rank)
     b = _bytes(counts)
-    if g.cap == 0 and b[JOKER]:
+    if g.rules.cap == 0 and b[JOKER]:
         raise ValueError(f"{game!r} has no jokers")
-    values = g.values
-    mode = LIVES if g.lives and lives else FREE
+    values = g.rules.values
+    mode = LIVES if g.rules.lives and lives else FREE
     if _compiled is not None:
         fast = _compiled_arrangement(b, game, wild_rank, mode, values)
         if fast is not None:
@@ -1182,13 +1060,13 @@ def best_arrangement(counts: Sequence[int], game: str, wild_rank: int | None = N
     for s, entry in enumerate(entries):
         for pos, k in entry[3]:
             if pos is None:  # wild cards of this suit played as jokers
-                t = s * NUM_RANKS + g.wild
+                t = s * NUM_RANKS + g.rules.wild
                 left[t] -= k
                 pool.extend([t] * k)
     left[JOKER] = 0
     melds = []
     for r, m, jk in sets:
-        cards = [s * NUM_RANKS + r for s in _MASK_SUITS[m]]
+        cards = [s * NUM_RANKS + r for s in MASK_SUITS[m]]
         for c in cards:
             left[c] -= 1
         melds.append(tuple(cards) + tuple(pool.pop() for _ in range(jk)))

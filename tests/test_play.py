@@ -1,4 +1,4 @@
-"""Playing in the terminal (``python -m rummy_env.play``): whole hands of each game driven by typed
+"""Playing in the terminal (``python -m rummy_apps.play``): whole hands of each game driven by typed
 commands, refused commands explained with their rule and changing nothing, end of input.
 
 The scripted player reads the screen like a person: it types ``moves``, reads the legal commands
@@ -24,7 +24,7 @@ from rich.console import Console
 from agents.registry import make_agent
 from rummy_env.cards import format_card, parse_card
 from rummy_env.game import PHASE_DRAW, GameState
-from rummy_env.play import PlaySession, Quit, command_text, main, parse_command
+from rummy_apps.play import PlaySession, Quit, command_text, main, parse_command
 from rummy_env.ruleset import make_ruleset
 from rummy_env.scenario import make_state
 
@@ -342,7 +342,7 @@ def test_play_with_rule_opponents_imports_no_torch():
     script = textwrap.dedent("""
         import io, sys
         sys.modules["torch"] = None
-        from rummy_env.play import main
+        from rummy_apps.play import main
         out = io.StringIO()
         code = main(["--game", "romi", "--opponents", "rule"], stdin=io.StringIO("draw\\nhint\\nmoves\\n"), stdout=out)
         assert code == 0 and "bye" in out.getvalue(), out.getvalue()
@@ -356,7 +356,7 @@ def test_play_with_rule_opponents_imports_no_torch():
 def test_in_a_pseudo_terminal_commands_then_ctrl_d():
     main_fd, child_fd = os.openpty()
     env = dict(os.environ, NO_COLOR="1", COLUMNS="100")
-    process = subprocess.Popen([sys.executable, "-m", "rummy_env.play", "--game", "basic", "--opponents", "random",
+    process = subprocess.Popen([sys.executable, "-m", "rummy_apps.play", "--game", "basic", "--opponents", "random",
                                 "--seed", "2"], cwd=ROOT, stdin=child_fd, stdout=child_fd, stderr=child_fd, env=env)
     os.close(child_fd)
     seen = b""
@@ -403,7 +403,7 @@ def test_R5_a_joker_laid_off_at_either_end_of_a_run():
 
 def test_undecodable_bytes_on_stdin_are_answered_and_the_next_line_still_read():
     env = dict(os.environ, PYTHONIOENCODING="utf-8:strict", LC_ALL="C.UTF-8")
-    done = subprocess.run([sys.executable, "-m", "rummy_env.play", "--game", "indian", "--opponents", "random"],
+    done = subprocess.run([sys.executable, "-m", "rummy_apps.play", "--game", "indian", "--opponents", "random"],
                           cwd=ROOT, input=b"dr\xffaw\n\xfe\xfe\nmoves\n", capture_output=True, timeout=120, env=env)
     out = done.stdout.decode("utf-8", errors="replace")
     assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr

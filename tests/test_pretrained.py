@@ -62,7 +62,7 @@ def test_ship_names_the_files_by_game_and_player_count_and_cards_hold_the_table_
                                                            "indian-4p.onnx"]
     card = pretrained.model_card("indian", 4)
     assert card["num_players"] == 4 and card["cpu_time_s"] == 7.5
-    assert card["play"] == "python -m rummy_env.play --game indian --players 4 --opponents pretrained:indian"
+    assert card["play"] == "python -m rummy_apps.play --game indian --players 4 --opponents pretrained:indian"
     assert [row["opponent"] for row in card["arena"]] == ["random", "rule"]
     for row in card["arena"]:
         assert (row["num_players"], row["opponents"], row["hands"], row["fair_share"]) == (4, 3, 8, 0.25)
@@ -195,7 +195,7 @@ def test_a_mixed_table_with_the_policy_of_its_count_plays(installed):
 
 
 def test_play_seats_a_person_among_the_policy_of_the_table_s_count(installed):
-    from rummy_env.play import main as play_main
+    from rummy_apps.play import main as play_main
 
     out = io.StringIO()
     argv = ["--game", "indian", "--players", "4", "--opponents", "pretrained:indian"]

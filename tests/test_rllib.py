@@ -20,10 +20,10 @@ from agents.arena import run_cli as arena_cli  # noqa: E402
 from agents.policy import build_network, load_checkpoint, save_checkpoint  # noqa: E402
 from agents.training.rollout import Potential  # noqa: E402
 from rummy_env.encoding import num_actions, observation_size  # noqa: E402
-from rummy_env.integrations import rllib  # noqa: E402
-from rummy_env.integrations.rllib import RLlibSettings, RLlibSetupError, seat_module  # noqa: E402
-from rummy_env.integrations.rllib_env import RummyMultiAgentEnv  # noqa: E402
-from rummy_env.integrations.rllib_model import (  # noqa: E402
+from rummy_apps.rllib import trainer as rllib  # noqa: E402
+from rummy_apps.rllib.trainer import RLlibSettings, RLlibSetupError, seat_module  # noqa: E402
+from rummy_apps.rllib.env import RummyMultiAgentEnv  # noqa: E402
+from rummy_apps.rllib.model import (  # noqa: E402
     PolicyModule, check_model_config, module_network_state, network_weights, policy_network,
 )
 from rummy_env.ruleset import GAMES  # noqa: E402

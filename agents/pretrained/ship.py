@@ -161,7 +161,7 @@ def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, see
             "arena": results,
             "replaces": previous_card(previous),
             "summary": [summary_line(row) for row in results],
-            "play": f"python -m rummy_env.play --game {game} --players {players} --opponents pretrained:{game}",
+            "play": f"python -m rummy_apps.play --game {game} --players {players} --opponents pretrained:{game}",
         }
         metadata_file.write_text(json.dumps(metadata, indent=1) + "\n")
         target = Path(dest)

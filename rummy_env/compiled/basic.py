@@ -25,6 +25,7 @@ from numba import njit
 from ..cards import NUM_RANKS, NUM_TYPES
 from ..encoding import BASIC_MELD_BASE, BASIC_NUM_ACTIONS, BASIC_PLACE_BASE, DISCARD_BASE
 from ..game import PHASE_DRAW
+from ..games.basic import SPEC
 from ..melds import RUN
 from ..ruleset import RuleSet
 from . import skeleton, table
@@ -158,8 +159,8 @@ class BasicCore(table.TableCore):
 
     @staticmethod
     def _check_rules(rules: RuleSet) -> None:
-        if rules.game != "basic":
-            raise ValueError(f"BasicCore plays Basic Rummy, not {rules.game!r}")
+        if rules.spec is not SPEC:
+            raise ValueError(f"BasicCore plays {SPEC.title}, not {rules.game!r}: use backend='python'")
         if (rules.ace_high, rules.max_jokers, rules.printed_jokers, rules.decks, rules.cut_card,
                 rules.later_take_must_be_placed, rules.layoff_needs_own_meld, rules.out_without_discard) != \
                 (False, 0, 0, 1, False, False, False, True):

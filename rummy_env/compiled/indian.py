@@ -26,6 +26,7 @@ from .. import solver
 from ..cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ..encoding import INDIAN_DECLARE_BASE, INDIAN_NUM_ACTIONS
 from ..game import PHASE_DRAW
+from ..games.indian import SPEC
 from ..ruleset import RuleSet
 from . import skeleton
 from .skeleton import ASK_PYTHON, CURRENT, ENDED, GAME_MOVE, GOES_ON, IN_RUN, LONE, PHASE, SHOWN, TAKEN, \
@@ -249,8 +250,8 @@ class IndianCore(skeleton.Core):
 
     @staticmethod
     def _check_rules(rules: RuleSet) -> None:
-        if rules.game != "indian":
-            raise ValueError(f"IndianCore plays Indian Rummy, not {rules.game!r}")
+        if rules.spec is not SPEC:
+            raise ValueError(f"IndianCore plays {SPEC.title}, not {rules.game!r}: use backend='python'")
 
     def _wild_rank(self, row: int) -> int | None:
         rank = int(wild_rank(self.scalars[row, SHOWN]))

@@ -39,8 +39,8 @@ from ..cards import JOKER, NUM_RANKS, NUM_TYPES
 from ..encoding import DISCARD_BASE, DRAW_ACTION, ROMI_MELD_BASE, ROMI_NUM_ACTIONS, ROMI_PLACE_BASE, \
     ROMI_PLACE_JOKER_LOW_BASE, ROMI_TAKE_CUT_ACTION, TAKE_DISCARD_ACTION, move_ids
 from ..game import PHASE_DRAW, GameState
+from ..games.romi import SPEC
 from ..melds import RUN, SET
-from ..obs_spec import MAX_TABLE_MELDS
 from ..ruleset import RuleSet
 from . import skeleton, solver, table
 from .skeleton import ASK_PYTHON, CURRENT, ENDED, GAME_MOVE, GOES_ON, IN_RUN, LONE, MAX_SLOTS, NMELDS, \
@@ -51,7 +51,7 @@ from .table import SETS_PER_RANK
 SIZE, OPEN = NUM_SCALARS, NUM_SCALARS + 1
 SEARCH_SCALARS = NUM_SCALARS + 2
 
-MAX_MELDS = MAX_TABLE_MELDS["romi"]  # 35
+MAX_MELDS = SPEC.max_table_melds  # 35
 DEPTH = 40  # plays in one look-ahead: each puts a card on the table, so a turn has fewer
 MAX_PLAYS = 1024  # plays listed at one position: 373 templates and under 8 per table meld
 SEARCH_BUDGET = 50_000
@@ -805,8 +805,8 @@ class RomiCore(table.TableCore):
 
     @staticmethod
     def _check_rules(rules: RuleSet) -> None:
-        if rules.game != "romi":
-            raise ValueError(f"RomiCore plays römi, not {rules.game!r}")
+        if rules.spec is not SPEC:
+            raise ValueError(f"RomiCore plays {SPEC.title}, not {rules.game!r}: use backend='python'")
         if rules.ace_high is not True or rules.max_jokers != 2 or rules.printed_jokers != 2 or rules.decks != 2:
             raise ValueError("RomiCore expects römi's meld rules (R1, R3): two decks, two jokers, ace high, "
                              "at most 2 jokers a meld")

@@ -31,12 +31,11 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
-from .. import solver
 from ..cards import JOKER, NUM_NATURAL, NUM_TYPES
 from ..encoding import DISCARD_BASE, DRAW_ACTION, TAKE_DISCARD_ACTION, discard_cap, layout_for
 from ..game import PHASE_DRAW, PHASE_OVER, PHASE_PLAY, HandResult
-from ..obs_spec import MAX_TABLE_MELDS
 from ..ruleset import RuleSet
+from ..solver_tables import mask_facts
 from . import mt19937
 
 # Columns of the per-row scalars (``BatchState.scalars``), as ``GameState``'s fields; a game
@@ -79,7 +78,7 @@ if (PHASE_DRAW, PHASE_PLAY, PHASE_OVER) != (0, 1, 2):
 def _mask_tables() -> tuple[np.ndarray, np.ndarray]:
     """Per 13-bit rank mask of one suit (ace high): the ranks in a run of three held, and the
     ranks with no other card of the suit within two ranks (the solver's mask facts)."""
-    facts = solver.mask_facts(True)
+    facts = mask_facts(True)
     in_run = np.array([f[2] for f in facts], np.int64)
     lone = np.array([f[3] for f in facts], np.int64)
     return in_run, lone
@@ -547,7 +546,7 @@ class Core:
         deck = NUM_NATURAL * rules.decks + rules.printed_jokers
         per_turn, more = self.MOVES_PER_TURN
         history = min(per_turn * rules.max_turns + more, HISTORY_LIMIT)
-        self.max_melds = MAX_TABLE_MELDS[rules.game]
+        self.max_melds = rules.spec.max_table_melds
         self.history_limit = history
         self.lay = self._layout(rules, deck, history, match_mode)
         # the encoder's float32 scales (``ObservationEncoder._scale``)

@@ -40,18 +40,16 @@ import numpy as np
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
-INF = 1 << 30
+from ..cards import JOKER
+from ..solver_tables import CLASS_ADD, CLASS_GE, CLASS_SUM, EVEN_BITS, FREE, INF, LIVES, RuleTables, rule_tables
+
 OVERFLOW = -2
-EVEN_BITS = sum(1 << 2 * r for r in range(13))
-JOKER = 52
 
 # params: the game's rules as small ints
 P_CAP, P_ACE, P_LIVES, P_WILD, P_WILD_BIT, P_KEY, P_PLAIN_KEY = range(7)
 """``params`` indices: joker cap per meld (-1: any), ace high, lives classes, wild rank (-1: none),
 its bit, and the memo key base (the rules' id above bit 40: one memo serves every rule set), and
 that of the same rules without a wild rank (``_memo_key``)."""
-# modes of the whole-hand search
-FREE, LIVES = 0, 1
 NO_NODE = -2  # a scratch entry that adds no run to its parent's trace
 MARK = -1  # trace positions of a "wild cards played as jokers" node
 
@@ -1095,12 +1093,10 @@ class _Workspace:
 
 
 class _Rules:
-    """One rule set's tables for the compiled search (built from the reference's ``_Game``): one
-    bank, and views of it (``params``, ``rank_values``, ``tables``)."""
+    """One rule set's tables for the compiled search (built from ``solver_tables.RuleTables``, as
+    the reference's are): one bank, and views of it (``params``, ``rank_values``, ``tables``)."""
 
-    def __init__(self, ident: int, g, plain: _Rules | None = None) -> None:
-        from .. import solver as ref
-
+    def __init__(self, ident: int, g: RuleTables, plain: _Rules | None = None) -> None:
         wild = -1 if g.wild is None else g.wild
         plain_key = (ident if plain is None else plain.ident) << 40
         params = [-1 if g.cap is None else g.cap, int(g.ace_high), int(g.lives), wild, g.wild_bit, ident << 40,
@@ -1111,7 +1107,7 @@ class _Rules:
         witness_rows = [pair for split in g.set_witness for pair in split]
         witness_starts = list(itertools.accumulate((len(w) for w in g.set_witness), initial=0))
         tables = [np.asarray(t, np.int64).ravel() for t in (
-            *ref.class_tables(), set_starts, set_rows, witness_starts, witness_rows)]
+            CLASS_ADD, CLASS_GE, CLASS_SUM, set_starts, set_rows, witness_starts, witness_rows)]
         at = list(itertools.accumulate((t.size for t in tables), initial=_BANK_TABLES))
         head = np.zeros(_BANK_TABLES, np.int64)
         head[_BANK_PARAMS:_BANK_PARAMS + len(params)] = params
@@ -1140,9 +1136,7 @@ def rules(game: str, wild_rank: int | None):
     """The compiled tables of ``game`` (``"count"``: Indian counted in cards) with ``wild_rank``."""
     got = _RULES.get((game, wild_rank))
     if got is None:
-        from .. import solver as ref
-
-        g = ref.game_tables(game, wild_rank)  # refuses what the reference refuses
+        g = rule_tables(game, wild_rank)  # refuses what the reference refuses
         plain = None if wild_rank is None else rules(game, None)
         got = _RULES[(game, wild_rank)] = _Rules(next(_IDENTS), g, plain)
     return got

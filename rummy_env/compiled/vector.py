@@ -4,7 +4,8 @@
 keeps ``VectorGame``'s buffers, checks, rewards and match bookkeeping (``_end_hand``, ``load``'s
 checks, ``Match``) and replaces the per-slot Python engine with the arrays of the game's core
 (``rummy_env.compiled.indian.IndianCore``, ``rummy_env.compiled.basic.BasicCore`` and
-``rummy_env.compiled.romi.RomiCore``, each a ``rummy_env.compiled.skeleton.Core``; ``CORES``).
+``rummy_env.compiled.romi.RomiCore``, each a ``rummy_env.compiled.skeleton.Core``), named by the
+game spec's ``compiled_core``.
 Differences a caller can see:
 
 * ``state(i)`` rebuilds a new ``GameState`` from the arrays (``GameState.from_dict``) on each
@@ -16,6 +17,7 @@ Differences a caller can see:
 
 from __future__ import annotations
 
+import importlib
 import operator
 
 import numpy as np
@@ -23,31 +25,19 @@ import numpy as np
 from ..batch import VectorGame
 from ..episode import IllegalActionError
 from ..game import GameState, HandResult
+from ..games import GAMES, GameSpec, game_spec
 
 
-def _indian_core():
-    from .indian import IndianCore
-
-    return IndianCore
-
-
-def _romi_core():
-    from .romi import RomiCore
-
-    return RomiCore
+def core_class(spec: GameSpec) -> type | None:
+    """The compiled core that plays ``spec`` (its ``compiled_core``, imported when first asked for), or None."""
+    if spec.compiled_core is None:
+        return None
+    module, _, name = spec.compiled_core.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
-def _basic_core():
-    from .basic import BasicCore
-
-    return BasicCore
-
-
-CORES = {"indian": _indian_core, "basic": _basic_core, "romi": _romi_core}
-"""Game -> the compiled core that plays it (imported when first asked for)."""
-
-COMPILED_GAMES = tuple(CORES)
-"""The games ``backend="numba"`` plays."""
+COMPILED_GAMES = tuple(game for game in GAMES if game_spec(game).compiled_core)
+"""The shipped games ``backend="numba"`` plays."""
 
 __all__ = ["CompiledVectorGame", "COMPILED_GAMES"]
 
@@ -66,11 +56,11 @@ class CompiledVectorGame(VectorGame):
     """``VectorGame`` for Indian Rummy, Basic Rummy or römi on a numba core; see the module docstring."""
 
     def _init_slots(self) -> None:
-        if self.game not in CORES:
-            raise ValueError("backend='numba' plays game=" + ", game=".join(repr(g) for g in CORES)
+        core = core_class(self.rules.spec)
+        if core is None:
+            raise ValueError("backend='numba' plays game=" + ", game=".join(repr(g) for g in COMPILED_GAMES)
                              + f" only, not game={self.game!r}: use backend='python' for {self.name}")
         n = self.num_envs
-        core = CORES[self.game]()
         self._core = core(self.rules, n, self.observations, self.action_masks, self.to_act, self.match_mode)
         self._all_rows = np.arange(n, dtype=np.int64)
         self._matches = [None] * n

@@ -27,6 +27,7 @@ SPEC = GameSpec(
     low_total_wins=False,  # B6
     options={"rummy_bonus": False, "match_target": 100, "max_turns": 500},
     rule_ids=RuleIds(players="B1", runs="B2", payment="B5", match="B6"),
+    compiled_core="rummy_env.compiled.basic:BasicCore",
 )
 
 SPECS = (SPEC,)

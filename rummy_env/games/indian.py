@@ -29,6 +29,7 @@ SPEC = GameSpec(
     options={"printed_jokers": 2, "wild_joker": False, "penalty_cap": None, "match_target": 400, "max_turns": 500},
     rule_ids=RuleIds(players="I1", runs="I3", payment="I7", match="I8"),
     free_arrangement_game="romi",
+    compiled_core="rummy_env.compiled.indian:IndianCore",
 )
 
 SPECS = (SPEC,)

@@ -27,6 +27,7 @@ SPEC = GameSpec(
     low_total_wins=True,  # R8
     options={"match_target": 250, "max_turns": 500},
     rule_ids=RuleIds(players="R1", runs="R3", payment="R7", match="R8"),
+    compiled_core="rummy_env.compiled.romi:RomiCore",
 )
 
 SPECS = (SPEC,)

@@ -90,6 +90,10 @@ class GameSpec:
     jokers), which keeps the search quick."""
     default_players: int = 2
     """The number of players when none is given."""
+    compiled_core: str | None = None
+    """The numba core that plays the game on ``VectorGame(backend="numba")``, as ``module:class``
+    (imported on first use); None: the Python engine only. A core refuses any spec but its own, so
+    a variant made with ``replace`` plays on ``backend="python"`` until a core is written for it."""
 
     def __post_init__(self) -> None:
         low, high = self.players

@@ -25,7 +25,7 @@ from ..cards import JOKER, NUM_TYPES, format_card
 from ..encoding import EncodingError, ObservationEncoder, action_layout, action_mask
 from ..game import DRAW, MOVE_NAMES, PLACE_JOKER_LOW, IllegalMoveError, Move
 from ..match import Match
-from ..play import CommandError, command_text, parse_command
+from rummy_apps.play import CommandError, command_text, parse_command
 from ..ruleset import RuleSet
 from .errors import WebError, shown
 from .view import revealed, seat_view

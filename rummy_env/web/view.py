@@ -17,7 +17,7 @@ from ..cards import JOKER, NUM_TYPES, format_card, from_counts, rank_of, sort_ke
 from ..encoding import action_layout
 from ..game import DECLARE, DISCARD, MELD, MOVE_NAMES, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW, GameState
 from ..melds import SET, table_meld_cards
-from ..play import command_text
+from rummy_apps.play import command_text
 from ..solver import best_arrangement
 from ..table import template_index
 

@@ -3,7 +3,7 @@
 Each ``step`` takes the action of the one agent to act and returns the observation of the next
 one (the same agent while its turn lasts, ``rummy_env.aec_env``); when the hand ends, every agent
 gets its last observation and its reward. Observations keep our ``{"observation",
-"action_mask"}`` dict, so a masked model reads the mask from them (``rllib_model``).
+"action_mask"}`` dict, so a masked model reads the mask from them (``rummy_apps.rllib.model``).
 
 **Shaping** (``shaping_coef`` > 0 in the config, with ``gamma`` and ``shaping_potential``): the
 potential-based shaping of our trainer (``agents.training.rollout``, whose ``Potential`` it

@@ -1,9 +1,9 @@
 """Play a hand or a match of any of the three games in the terminal, against agents.
 
-    python -m rummy_env.play --game indian --opponents rule
-    python -m rummy_env.play --game romi --opponents pretrained:romi --match --seed 7
-    python -m rummy_env.play --game basic --opponents onnx:basic.onnx --players 3
-    python -m rummy_env.play --game indian --players 6 --opponents rule rule random rule search --seat 2
+    python -m rummy_apps.play --game indian --opponents rule
+    python -m rummy_apps.play --game romi --opponents pretrained:romi --match --seed 7
+    python -m rummy_apps.play --game basic --opponents onnx:basic.onnx --players 3
+    python -m rummy_apps.play --game indian --players 6 --opponents rule rule random rule search --seat 2
 
 You sit in seat 0 (``--seat``) at a table of ``--players`` (within the game's range, I1, B1,
 R1); ``--opponents`` names one agent spec per other seat, in seat order
@@ -46,20 +46,19 @@ import sys
 import zlib
 from collections.abc import Callable, Sequence
 
-from .cards import JOKER, NUM_TYPES, CardError, format_card, parse_card, sort_key, suit_of
-from .encoding import ObservationEncoder, action_layout, action_mask
-from .game import (
-    DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD, GameState, Move,
-)
 from agents.base import AgentError
 from agents.registry import make_agent
 from agents.rule_agent import RuleAgent
-
-from .match import Match
-from .melds import table_meld_cards
-from .render import hand_arrangements
-from .ruleset import GAMES, RuleSet, make_ruleset, option_argument
-from .table import template_index
+from rummy_env.cards import JOKER, NUM_TYPES, CardError, format_card, parse_card, sort_key, suit_of
+from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
+from rummy_env.game import (
+    DECLARE, DISCARD, DRAW, MELD, PHASE_DRAW, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD, GameState, Move,
+)
+from rummy_env.match import Match
+from rummy_env.melds import table_meld_cards
+from rummy_env.render import hand_arrangements
+from rummy_env.ruleset import GAMES, RuleSet, make_ruleset, option_argument
+from rummy_env.table import template_index
 
 HELP = [
     ("draw", "take the stock top (I4, B3, R4)"),
@@ -578,13 +577,13 @@ def _stream_reader(stream, console) -> Callable[[str], str | None]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m rummy_env.play",
+        prog="python -m rummy_apps.play",
         description="Play Indian Rummy, Basic Rummy or Indiai römi in the terminal against agents. Commands "
                     "(cards in RULES G2 notation): " + "; ".join(c for c, _ in HELP) + ".",
-        epilog="Examples:\n  python -m rummy_env.play --game indian --opponents rule\n"
-               "  python -m rummy_env.play --game romi --opponents rule random --match --seed 7\n"
-               "  python -m rummy_env.play --game indian --players 6 --opponents rule rule random rule search\n"
-               "  python -m rummy_env.play --game basic --opponents pretrained:basic",
+        epilog="Examples:\n  python -m rummy_apps.play --game indian --opponents rule\n"
+               "  python -m rummy_apps.play --game romi --opponents rule random --match --seed 7\n"
+               "  python -m rummy_apps.play --game indian --players 6 --opponents rule rule random rule search\n"
+               "  python -m rummy_apps.play --game basic --opponents pretrained:basic",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--game", required=True, choices=GAMES, help="the game (RULES I, B, R)")

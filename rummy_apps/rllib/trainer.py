@@ -3,9 +3,9 @@
 Needs the ``ray`` extra: ``pip install -e ".[ray]"``. RLlib's new API stack (RLModule, Learner,
 EnvRunner) with:
 
-* ``rllib_env.RummyMultiAgentEnv``: our AEC environment, turn based, registered per game, with
+* ``env.RummyMultiAgentEnv``: our AEC environment, turn based, registered per game, with
   our trainer's potential-based shaping (``agents.training.rollout.Potential``);
-* ``rllib_model.PolicyModule``: the learning policy, our network (the MLP or the card network,
+* ``model.PolicyModule``: the learning policy, our network (the MLP or the card network,
   ``agents.policy.build_network``) whose logits the observation's action mask cuts down to the
   legal moves; ``--init CHECKPOINT`` starts it from one of our trainer's checkpoints (a clone of
   the rule agent, a finished run) with that run's PPO settings as defaults;
@@ -17,9 +17,9 @@ EnvRunner) with:
 * at the end ``main`` is written as our policy checkpoint, ``OUT/policy.pt``, for the arena;
   ``--eval-hands N`` plays the starting checkpoint and the result against the rule agent first.
 
-    python -m rummy_env.integrations.rllib --game indian --num-env-runners 2 --iterations 20
-    python -m rummy_env.integrations.rllib --game indian --init runs/indian/best.pt --opponents frozen rule
-    python -m rummy_env.integrations.rllib --game indian --address auto --num-env-runners 8 ...
+    python -m rummy_apps.rllib --game indian --num-env-runners 2 --iterations 20
+    python -m rummy_apps.rllib --game indian --init runs/indian/best.pt --opponents frozen rule
+    python -m rummy_apps.rllib --game indian --address auto --num-env-runners 8 ...
     python -m agents.arena --game indian --agents ppo:runs/rllib-indian/policy.pt random rule
 
 Bad input (an unknown game, a model config that does not fit the game's observation and action
@@ -34,7 +34,6 @@ import functools
 import json
 import os
 import socket
-import sys
 import time
 import zlib
 from dataclasses import asdict, dataclass, field
@@ -161,7 +160,7 @@ class RLlibSettings:
         bad = [o for o in self.opponents if o not in OPPONENTS]
         if bad or not self.opponents:
             raise RLlibSetupError(f"opponents {list(self.opponents)!r}: expected one or more of {', '.join(OPPONENTS)}")
-        from .rllib_model import ModelConfigError, check_model_config, network_config
+        from .model import ModelConfigError, check_model_config, network_config
 
         try:
             model = check_model_config(self.game, self.num_players, self.model)
@@ -273,8 +272,8 @@ def build_config(settings: RLlibSettings):
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from .rllib_env import ENV_IDS, LegalityCallback, register_games
-    from .rllib_model import PolicyModule, RuleAgentModule
+    from .env import ENV_IDS, LegalityCallback, register_games
+    from .model import PolicyModule, RuleAgentModule
 
     model = settings.check()
     register_games()
@@ -406,7 +405,7 @@ def train(settings: RLlibSettings, out: str | os.PathLike, address: str | None =
         raise RLlibSetupError(f"--out {str(out)!r} is a file, not a folder")
     import ray
 
-    from .rllib_model import network_weights, to_checkpoint
+    from .model import network_weights, to_checkpoint
 
     evaluation = {}
     if eval_hands and settings.init is not None:
@@ -497,17 +496,17 @@ come from the checkpoint (``INHERITED``), else from ``RLlibSettings``."""
 def build_parser() -> argparse.ArgumentParser:
     d = RLlibSettings()
     parser = argparse.ArgumentParser(
-        prog="python -m rummy_env.integrations.rllib",
+        prog="python -m rummy_apps.rllib",
         description="Self-play PPO with Ray RLlib (new API stack) on our action-masked networks, with our "
                     "trainer's potential-based shaping, on this machine or a Ray cluster; starts from scratch or "
                     "from one of our checkpoints (--init); writes OUT/policy.pt for the arena (docs/rllib.md).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Examples:\n"
-               "  python -m rummy_env.integrations.rllib --game indian --num-env-runners 2 --iterations 20\n"
-               "  python -m rummy_env.integrations.rllib --init runs/indian/best.pt --opponents frozen rule "
+               "  python -m rummy_apps.rllib --game indian --num-env-runners 2 --iterations 20\n"
+               "  python -m rummy_apps.rllib --init runs/indian/best.pt --opponents frozen rule "
                "--minutes 20 --eval-hands 400\n"
-               "  python -m rummy_env.integrations.rllib --game basic --address auto --num-env-runners 16\n"
-               "  python -m rummy_env.integrations.rllib --game indian --convert runs/rllib-indian/rllib\n"
+               "  python -m rummy_apps.rllib --game basic --address auto --num-env-runners 16\n"
+               "  python -m rummy_apps.rllib --game indian --convert runs/rllib-indian/rllib\n"
                "  python -m agents.arena --game indian --agents ppo:runs/rllib-indian/policy.pt random rule")
     add = parser.add_argument
     add("--game", help=f"the game: {', '.join(GAMES)} (required unless --init names it)")
@@ -602,13 +601,13 @@ def convert(checkpoint: str | os.PathLike, out: str | os.PathLike, game: str, nu
     if not module_dir.is_dir():
         raise RLlibSetupError(f"--convert {str(source)!r}: not a saved RLlib run of this module "
                               f"(no {module_dir.relative_to(source)})")
-    from .rllib_model import to_checkpoint
+    from .model import to_checkpoint
 
     return to_checkpoint(str(module_dir.resolve()), out, game, num_players, {"converted_from": str(source)})
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m rummy_env.integrations.rllib``; the exit status."""
+    """Entry point of ``python -m rummy_apps.rllib``; the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -631,6 +630,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {summary['policy']} (RLlib checkpoint {summary['rllib_checkpoint']})")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
