@@ -1,6 +1,6 @@
 """The web table under load: many games at once, each playing random legal moves (docs/web.md "Measured").
 
-Starts ``python -m rummy_env.web`` on a free port of 127.0.0.1 (never another address), then
+Starts ``python -m rummy_apps.web`` on a free port of 127.0.0.1 (never another address), then
 plays ``--games`` games at once, one client thread each, for ``--seconds``: the person picks a
 random legal move from the view's list, the agents move one call at a time (``POST …/opponent``),
 as the page does, each game pausing ``--pause-ms`` between its calls (the page's default pause
@@ -46,8 +46,8 @@ def machine() -> str:
 
 
 def start_server(max_games: int) -> tuple[subprocess.Popen, str]:
-    """``python -m rummy_env.web`` on a free port of 127.0.0.1, with no bound on new games; its base URL."""
-    command = [sys.executable, "-m", "rummy_env.web", "--host", "127.0.0.1", "--port", "0", "--delay", "0",
+    """``python -m rummy_apps.web`` on a free port of 127.0.0.1, with no bound on new games; its base URL."""
+    command = [sys.executable, "-m", "rummy_apps.web", "--host", "127.0.0.1", "--port", "0", "--delay", "0",
                "--max-games", str(max_games), "--new-games-per-minute", "1000000"]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)

@@ -27,10 +27,6 @@ PACKAGES = tuple(reversed(LAYERS_CONTRACT["layers"]))
 """The layers, lowest first: the environment, the agents, the front-ends (``pyproject.toml``'s
 layers contract; ``docs/design.md``, "Layers")."""
 
-PENDING_MOVES = {"rummy_env.web": "rummy_apps"}
-"""Front-ends still inside a lower package, with the layer they belong to and move to next; each
-must still be there (else remove it)."""
-
 PENDING_PRIVATE: dict[tuple[str, str, str], str] = {
 }
 """(module, the module it reaches into, the private name) left in files another change is
@@ -130,8 +126,7 @@ def in_package(module: str, package: str) -> bool:
 
 def layer(module: str) -> int:
     """The layer of a project module, 0 the lowest (``PACKAGES``)."""
-    home = next((home for pending, home in PENDING_MOVES.items() if in_package(module, pending)), None)
-    return PACKAGES.index(home or module.split(".")[0])
+    return PACKAGES.index(module.split(".")[0])
 
 
 def closure(start: str) -> set[str]:
@@ -168,15 +163,13 @@ def test_each_layer_imports_only_downward():
     assert not offenders, offenders
 
 
-def test_the_layer_finder_puts_a_pending_front_end_above_the_agents():
-    assert layer("rummy_env.cards") < layer("agents.arena") < layer("rummy_apps.play") == layer("rummy_env.web.app")
+def test_the_layers_are_ordered_environment_agents_front_ends():
+    assert layer("rummy_env.cards") < layer("agents.arena") < layer("rummy_apps.play") == layer("rummy_apps.web.app")
 
 
-def test_the_pending_moves_are_still_to_do_and_the_only_exceptions_to_the_layers_contract():
-    assert all(any(in_package(module, pending) for module in modules()) for pending in PENDING_MOVES), (
-        "a front-end has moved: remove it from PENDING_MOVES and from the layers contract's ignore_imports")
-    ignored = {rule.partition(" -> ")[0].removesuffix(".**") for rule in LAYERS_CONTRACT.get("ignore_imports", ())}
-    assert ignored <= set(PENDING_MOVES), ignored
+def test_the_layers_contract_has_no_exception():
+    """Every front-end lives in ``rummy_apps``: the contract ignores no import."""
+    assert not LAYERS_CONTRACT.get("ignore_imports"), LAYERS_CONTRACT["ignore_imports"]
 
 
 @pytest.mark.parametrize("module", ["rummy_env.vector", "rummy_env.batch", "rummy_env.episode",

@@ -205,7 +205,7 @@ def test_play_seats_a_person_among_the_policy_of_the_table_s_count(installed):
 
 
 def test_the_web_table_offers_the_policy_only_where_one_is_shipped_for_its_size(installed):
-    from rummy_env.web.opponents import AgentSource
+    from rummy_apps.web.opponents import AgentSource
 
     source = AgentSource()
     offered = {n: source.offered("indian", n) for n in game_spec("indian").player_counts}

@@ -31,12 +31,12 @@ from rummy_env.encoding import action_layout  # noqa: E402
 from rummy_env.game import MELD  # noqa: E402
 from rummy_env.match import Match  # noqa: E402
 from rummy_env.ruleset import GAME_SPECS, GAMES  # noqa: E402
-from rummy_env.web.__main__ import build_parser, main  # noqa: E402
-from rummy_env.web.app import MAX_BODY, MAX_NUMBER, TableDefaults, create_app  # noqa: E402
-from rummy_env.web.guard import SECURITY_HEADERS, NewGameLimiter, host_name, served_names  # noqa: E402
-from rummy_env.web.session import SEAT, agent_seed  # noqa: E402
-from rummy_env.web.store import GameStore  # noqa: E402
-from rummy_env.web.view import seat_view  # noqa: E402
+from rummy_apps.web.__main__ import build_parser, main  # noqa: E402
+from rummy_apps.web.app import MAX_BODY, MAX_NUMBER, TableDefaults, create_app  # noqa: E402
+from rummy_apps.web.guard import SECURITY_HEADERS, NewGameLimiter, host_name, served_names  # noqa: E402
+from rummy_apps.web.session import SEAT, agent_seed  # noqa: E402
+from rummy_apps.web.store import GameStore  # noqa: E402
+from rummy_apps.web.view import seat_view  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD_TOKEN = re.compile(r"(?<![\w*=])(?:[A2-9TJQK][shdc]|\*)(?![\w])")
@@ -845,13 +845,13 @@ def test_command_line_binds_localhost_by_default():
 
 
 def test_serves_with_the_base_install_and_no_torch(tmp_path):
-    """``python -m rummy_env.web`` with torch made unimportable: it serves, and a pretrained game plays."""
+    """``python -m rummy_apps.web`` with torch made unimportable: it serves, and a pretrained game plays."""
     script = tmp_path / "serve.py"
     script.write_text(textwrap.dedent("""
         import runpy, sys
         sys.modules["torch"] = None  # any import of torch now fails
         sys.argv = ["rummy-web", "--port", "0", "--game", "romi"]
-        runpy.run_module("rummy_env.web", run_name="__main__")
+        runpy.run_module("rummy_apps.web", run_name="__main__")
     """))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -16,7 +16,7 @@ sync_api = pytest.importorskip("playwright.sync_api",
 
 from web_helpers import browser_context, chromium_path, running_server  # noqa: E402
 
-from rummy_env.web.app import TableDefaults, create_app  # noqa: E402
+from rummy_apps.web.app import TableDefaults, create_app  # noqa: E402
 
 pytestmark = [
     pytest.mark.slow,

@@ -23,7 +23,7 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 
 def running_server(app):
     """Serve ``app`` on a free localhost port in a background thread; yields the base URL."""
-    from rummy_env.web.serve import serving_in_thread
+    from rummy_apps.web.serve import serving_in_thread
 
     return serving_in_thread(app)
 
@@ -106,7 +106,7 @@ def take_screenshot(path: str, seed: int = 11, moves: int = 18) -> None:
     """A römi table against pretrained:romi some turns in (melds on the table), written to ``path``."""
     from playwright.sync_api import sync_playwright
 
-    from rummy_env.web.app import TableDefaults, create_app
+    from rummy_apps.web.app import TableDefaults, create_app
 
     app = create_app(TableDefaults(game="romi", opponents=("pretrained:romi",), delay_ms=0))
     with running_server(app) as url, sync_playwright() as playwright, browser_context(playwright) as context:

@@ -13,13 +13,13 @@ gives the browser their names, so the page holds no copy of G2 notation.
 
 from __future__ import annotations
 
-from ..cards import JOKER, NUM_TYPES, format_card, from_counts, rank_of, sort_key, suit_of
-from ..encoding import action_layout
-from ..game import DECLARE, DISCARD, MELD, MOVE_NAMES, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW, GameState
-from ..melds import SET, table_meld_cards
-from rummy_apps.play import command_text
-from ..solver import best_arrangement
-from ..table import template_index
+from rummy_env.cards import JOKER, NUM_TYPES, format_card, from_counts, rank_of, sort_key, suit_of
+from rummy_env.encoding import action_layout
+from rummy_env.game import DECLARE, DISCARD, MELD, MOVE_NAMES, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW, GameState
+from rummy_env.melds import SET, table_meld_cards
+from ..play import command_text
+from rummy_env.solver import best_arrangement
+from rummy_env.table import template_index
 
 PHASES = {PHASE_DRAW: "draw", PHASE_PLAY: "play"}
 

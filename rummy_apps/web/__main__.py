@@ -1,4 +1,4 @@
-"""``python -m rummy_env.web`` (and ``rummy-web``): serve the web table (docs/web.md)."""
+"""``python -m rummy_apps.web`` (and ``rummy-web``): serve the web table (docs/web.md)."""
 
 from __future__ import annotations
 
@@ -7,20 +7,20 @@ import math
 import sys
 from collections.abc import Sequence
 
-from ..ruleset import GAMES, make_ruleset, option_argument
+from rummy_env.ruleset import GAMES, make_ruleset, option_argument
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m rummy_env.web",
+        prog="python -m rummy_apps.web",
         description="Serve a web table for Indian Rummy, Basic Rummy and Indiai römi: play in the browser "
                     "against agents. The page can start a game of any game and table size; these settings "
                     "are its defaults. The server checks every move with the rules engine and sends the "
                     "browser only what your seat may see (docs/web.md).",
-        epilog="Examples:\n  python -m rummy_env.web --game romi --opponents pretrained:romi\n"
-               "  python -m rummy_env.web --game indian --players 3 --opponents rule search\n"
-               "  python -m rummy_env.web --host 0.0.0.0 --allowed-host table.local --no-practice\n"
-               "  python -m rummy_env.web --game basic --opponents onnx:basic.onnx --port 8080",
+        epilog="Examples:\n  python -m rummy_apps.web --game romi --opponents pretrained:romi\n"
+               "  python -m rummy_apps.web --game indian --players 3 --opponents rule search\n"
+               "  python -m rummy_apps.web --host 0.0.0.0 --allowed-host table.local --no-practice\n"
+               "  python -m rummy_apps.web --game basic --opponents onnx:basic.onnx --port 8080",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", default="127.0.0.1",

@@ -3,7 +3,7 @@
 The server is the authority: every move is checked by ``GameState.apply`` (an illegal one is
 refused with the engine's reason, naming the rule, and changes nothing), the agents see only
 their seat's observation (``rummy_env.encoding``), and what goes back to the browser is
-``rummy_env.web.view.seat_view`` of the person's seat. Each game has its own lock, so its calls
+``rummy_apps.web.view.seat_view`` of the person's seat. Each game has its own lock, so its calls
 run one at a time; games share no lock, and one game's slow agent (a search hint) never holds
 up another game (the compiled solver's one workspace is safe to share between threads,
 ``rummy_env.compiled.solver``).
@@ -21,12 +21,12 @@ from collections.abc import Callable, Sequence
 
 from agents.base import Agent
 
-from ..cards import JOKER, NUM_TYPES, format_card
-from ..encoding import EncodingError, ObservationEncoder, action_layout, action_mask
-from ..game import DRAW, MOVE_NAMES, PLACE_JOKER_LOW, IllegalMoveError, Move
-from ..match import Match
-from rummy_apps.play import CommandError, command_text, parse_command
-from ..ruleset import RuleSet
+from rummy_env.cards import JOKER, NUM_TYPES, format_card
+from rummy_env.encoding import EncodingError, ObservationEncoder, action_layout, action_mask
+from rummy_env.game import DRAW, MOVE_NAMES, PLACE_JOKER_LOW, IllegalMoveError, Move
+from rummy_env.match import Match
+from ..play import CommandError, command_text, parse_command
+from rummy_env.ruleset import RuleSet
 from .errors import WebError, shown
 from .view import revealed, seat_view
 

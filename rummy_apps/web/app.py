@@ -13,14 +13,14 @@
 ==========================  =================================================================
 
 Every reply is JSON. A success is ``{"id", "table", "event"}`` (``table``: what the person may
-see, ``rummy_env.web.session.WebGame.snapshot``); a refusal is a 4xx ``{"error": reason}``, and a
+see, ``rummy_apps.web.session.WebGame.snapshot``); a refusal is a 4xx ``{"error": reason}``, and a
 move the rules forbid also carries ``"refused": true`` and the unchanged ``table``; a bad request is
 never a 5xx. Game work runs in a worker thread, one call at a time per game (``WebGame.lock``);
 ``Server-Timing: game;dur=MS`` says how long a call took at the server.
 
 A deal's seed is a server secret (``secrets``) unless the person asks for a practice deal
 (``"seed": N``, or ``"practice": true`` for a fresh seed shown on the page), which the server may
-refuse (``practice=False``, ``--no-practice``). ``rummy_env.web.guard`` refuses other sites and
+refuse (``practice=False``, ``--no-practice``). ``rummy_apps.web.guard`` refuses other sites and
 unknown host names and bounds new games per client (docs/web.md "Safety").
 """
 
@@ -43,7 +43,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..ruleset import GAMES, game_spec, make_ruleset
+from rummy_env.ruleset import GAMES, game_spec, make_ruleset
 from .errors import WebError, shown
 from .guard import LOCAL_NAMES, SECURITY_HEADERS, NewGameLimiter, TableGuard
 from .opponents import AgentSource
