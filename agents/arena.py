@@ -64,7 +64,7 @@ from rummy_env.vector import VectorGame
 
 from .base import Agent, AgentError, plays_many_hands
 from .batch import act_for_rows
-from .registry import AGENT_NAMES
+from .registry import AGENT_NAMES, is_plugin
 from .stats import elo_ratings, mean_interval, openskill_ratings, percent_text, points_text, wilson_interval
 
 
@@ -514,6 +514,9 @@ def display_names(specs: Sequence[str]) -> list[str]:
         if spec.startswith("ppo:"):
             path = Path(spec[4:])
             name = f"ppo:{path.parent.name}/{path.name}" if path.parent.name else f"ppo:{path.name}"
+        elif is_plugin(spec):  # a plug-in from a file: by its file name
+            target, _, attribute = spec.rpartition(":")
+            name = f"{Path(target).name}:{attribute}"
         base, n = name, 2
         while name in names:
             name = f"{base}#{n}"
