@@ -9,7 +9,8 @@ You sit in seat 0 (``--seat``) at a table of ``--players`` (within the game's ra
 R1); ``--opponents`` names one agent spec per other seat, in seat order
 after yours (one spec fills them all): ``random``, ``rule``, ``search``, ``ppo:PATH``,
 ``onnx:PATH``, ``sb3:PATH.zip``, ``pretrained:GAME`` (the policy shipped for the table's player
-count; ``agents.registry``). A spec that cannot play at this table (a checkpoint or policy for
+count; ``agents.registry``), ``PATH.py:NAME`` (an agent of your own, docs/agents.md). A spec
+that cannot play at this table (a checkpoint or policy for
 another game or player count, a count with no shipped policy) stops the program before any hand,
 naming the seat, the file and what the table needs. The screen shows your hand sorted with the melds of its
 best arrangement in brackets, the discard top, the table melds with their slot numbers (B3, R5),
@@ -34,7 +35,8 @@ the card it stands for, ``*=6h``):
 ``help``, ``quit``          this list; leave (end of input leaves too)
 ==========================  ================================================================
 
-A command the rules forbid is explained (with the rule that forbids it) and changes nothing; any
+``--record FILE`` saves each finished hand as a game record (docs/records.md) and says so after
+the hand. A command the rules forbid is explained (with the rule that forbids it) and changes nothing; any
 other text gets a short explanation. The front-end sits above ``agents`` (``docs/design.md``,
 "Layers"): ``ppo:`` imports torch when asked for; the others do not.
 """
@@ -602,7 +604,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--opponents", nargs="+", default=["rule"], metavar="SPEC",
                         help="agent specs, one per other seat in seat order after yours, or one for all: random, "
                              "rule, search, ppo:PATH, onnx:PATH, sb3:PATH.zip, pretrained:GAME (the policy shipped "
-                             "for the table's player count) (default: rule)")
+                             "for the table's player count), PATH.py:NAME (your own agent) (default: rule)")
     parser.add_argument("--players", type=int,
                         help="players at the table (default: 2, or one per opponent given + you)")
     parser.add_argument("--seat", type=int, default=0,

@@ -96,7 +96,8 @@ def record_hand(rules: RuleSet, seed: int | str, first_player: int, actions: Seq
     record = {
         "format": FORMAT, "version": VERSION, "game": rules.game, "num_players": rules.num_players,
         "options": dict(rules.options), "players": list(players), "seed": seed, "first_player": first_player,
-        "deck": _card_texts(reversed(deck)), "rebuilt_stock": None if rebuilt is None else _card_texts(reversed(rebuilt)),
+        "deck": _card_texts(reversed(deck)),
+        "rebuilt_stock": None if rebuilt is None else _card_texts(reversed(rebuilt)),
         "actions": [int(a) for a in actions], "action_text": texts,
         "result": {"outcome": result.outcome, "winner": result.winner, "payments": list(result.payments),
                    "points": list(result.rewards), "turns": state.turn},
@@ -164,7 +165,7 @@ def read_records(path: str | Path) -> Iterator[tuple[int, dict]]:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = json.loads(line.rstrip("\r\n"))
             except json.JSONDecodeError as error:
                 raise RecordError(f"not JSON: {error.msg} at column {error.colno}", number) from None
             if not isinstance(record, dict):
@@ -203,7 +204,8 @@ def replay(record: dict) -> GameState:
         raise RecordError(f"the record ends after {len(actions)} actions, but the hand goes on: "
                           f"player_{state.current} to act", action=len(actions))
     if rebuilt is not None and not state.rebuilds:
-        raise RecordError("the record gives a rebuilt stock, but the hand never rebuilt it (G8)", action=len(actions) - 1)
+        raise RecordError("the record gives a rebuilt stock, but the hand never rebuilt it (G8)",
+                          action=len(actions) - 1)
     _check_result(record["result"], state, len(actions) - 1)
     return state
 
