@@ -121,10 +121,11 @@ def _checked_cards(name: str, cards) -> list[int]:
     """``cards`` as a list of card types (ints 0..52), or ``InvalidStateError`` naming the bad one."""
     if isinstance(cards, (str, bytes)) or not hasattr(cards, "__iter__"):
         raise InvalidStateError(f"{name} must be a list of card types (ints 0..{JOKER}), not {type(cards).__name__}")
-    out = list(cards)
-    for i, card in enumerate(out):
-        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card <= JOKER:
+    out = []
+    for i, card in enumerate(cards):
+        if isinstance(card, bool) or not hasattr(type(card), "__index__") or not 0 <= card.__index__() <= JOKER:
             raise InvalidStateError(f"{name}[{i}]={card!r} is not a card type: expected an int 0..{JOKER}")
+        out.append(card.__index__())
     return out
 
 
@@ -217,7 +218,7 @@ STATE_FIELDS: tuple[StateField, ...] = (
            lambda c, d: c.seed(d["seed"], d.get("rebuilt_stock") is not None)),
     _field("rebuilt_stock", _VALUE, "a hand dealt from a deck order: the stock after its rebuild (G8), top last, "
            "() if none was given; None for a seeded hand", _load_rebuilt_stock, required=False,
-           dump=lambda v: {} if v is None else {"rebuilt_stock": list(v)}),
+           dump=lambda v: {"rebuilt_stock": None if v is None else list(v)}),
     _field("first_player", _VALUE, "who started the hand (G6)",
            lambda c, d: c.integer("first_player", d["first_player"], 0, c.rules.num_players - 1)),
     _field("hands", _ROWS, "each player's cards, counts per card type",

@@ -212,7 +212,7 @@ def replay(record: dict) -> GameState:
 
 def _legal_move(state: GameState, layout, action, index: int) -> Move:
     """The engine move of action id ``action`` if the rules allow it now; else a ``RecordError``."""
-    if isinstance(action, bool) or not isinstance(action, int):
+    if isinstance(action, bool) or not hasattr(type(action), "__index__"):
         raise RecordError(f"{action!r} is not an action id (an int)", action=index)
     try:
         move = layout.move(action)
