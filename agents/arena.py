@@ -5,6 +5,7 @@
         --csv results.csv --json results.json --plot results.png
     python -m agents.arena --game basic --agents random rule --matches --hands 200
     python -m agents.arena --game indian --agents ppo:runs/x/best.pt rule rule random --table
+    python -m agents.arena --game basic --agents examples/my_agent.py:GreedyAgent rule --record hands.jsonl
 
 How games are set up
     * Tables (round robin, the default): with at least as many agents as seats, every combination
@@ -36,7 +37,8 @@ share 1/N of a table of N; mean points per hand (zero-sum rewards, docs/rules.md
 learning") with a 95% interval computed over duplicate deals (the deal, not the hand, is the
 independent unit), stalemates (G8) and cut-off hands (G9), and a rating: Elo (Bradley-Terry fit)
 with two players, openskill (Plackett-Luce ordinal) with more. An agent that holds several seats
-of a table (A B A) counts once per seat.
+of a table (A B A) counts once per seat. ``--record`` writes every hand as a game record
+(``rummy_env.records``, docs/records.md).
 """
 
 from __future__ import annotations
