@@ -5,6 +5,7 @@
         --csv results.csv --json results.json --plot results.png
     python -m agents.arena --game basic --agents random rule --matches --hands 200
     python -m agents.arena --game indian --agents ppo:runs/x/best.pt rule rule random --table
+    python -m agents.arena --game basic --agents examples/my_agent.py:GreedyAgent rule --record hands.jsonl
 
 How games are set up
     * Tables (round robin, the default): with at least as many agents as seats, every combination
@@ -36,7 +37,8 @@ share 1/N of a table of N; mean points per hand (zero-sum rewards, docs/rules.md
 learning") with a 95% interval computed over duplicate deals (the deal, not the hand, is the
 independent unit), stalemates (G8) and cut-off hands (G9), and a rating: Elo (Bradley-Terry fit)
 with two players, openskill (Plackett-Luce ordinal) with more. An agent that holds several seats
-of a table (A B A) counts once per seat.
+of a table (A B A) counts once per seat. ``--record`` writes every hand as a game record
+(``rummy_env.records``, docs/records.md).
 """
 
 from __future__ import annotations
@@ -50,21 +52,23 @@ import multiprocessing
 import os
 import sys
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from rummy_env.encoding import action_layout
 from rummy_env.game import GameState
 from rummy_env.match import Match
+from rummy_env.records import record_hand, write_records
 from rummy_env.games import GAME_SPECS, game_spec, is_game
 from rummy_env.ruleset import GAMES, make_ruleset, parse_option
 from rummy_env.vector import VectorGame
 
 from .base import Agent, AgentError, plays_many_hands
 from .batch import act_for_rows
-from .registry import AGENT_NAMES
+from .registry import AGENT_NAMES, is_plugin
 from .stats import elo_ratings, mean_interval, openskill_ratings, percent_text, points_text, wilson_interval
 
 
@@ -188,7 +192,8 @@ class _AgentPool:
 
 def play_deals(config: ArenaConfig, table_index: int, deals: Sequence[int], pool: _AgentPool) -> list[dict]:
     """Every rotation of table ``table_index`` on each of ``deals``, all in play together in one
-    ``VectorGame``: one record per hand (or match), in (deal, rotation) order.
+    ``VectorGame``: one record per hand (or match), in (deal, rotation) order. A record's ``hands``
+    keeps each hand played (its seed, first player and action ids), for ``--record``.
 
     An agent with its own ``act_batch`` plays every hand at once and is reset once, with a seed made
     from (seed, table, first deal, agent, occurrence); any other has one instance per hand, reset
@@ -199,6 +204,7 @@ def play_deals(config: ArenaConfig, table_index: int, deals: Sequence[int], pool
     table = config.tables[table_index]
     lineups = rotations(table)
     hands = [(deal, rotation) for deal in deals for rotation in range(len(lineups))]
+    layout = action_layout(config.game)
     vector = VectorGame(config.game, len(hands), config.num_players, match=config.matches,
                         max_hands=config.max_match_hands, **config.options)
     seats = [pool.lineup(lineups[rotation], slot) for slot, (_, rotation) in enumerate(hands)]
@@ -215,7 +221,7 @@ def play_deals(config: ArenaConfig, table_index: int, deals: Sequence[int], pool
         match = Match(rules, deal_seed(config.seed, deal)) if config.matches else None
         state = match.deal() if match is not None else GameState(rules, deal_seed(config.seed, deal), 0)
         records.append({"table": table_index, "deal": deal, "rotation": rotation, "seats": list(lineups[rotation]),
-                        "deal_key": deal_key(state)})
+                        "deal_key": deal_key(state), "hands": []})
         vector.load(slot, state, match)
         states.append(state)
         matches.append(match)
@@ -233,6 +239,8 @@ def play_deals(config: ArenaConfig, table_index: int, deals: Sequence[int], pool
                 continue
             result = state.result
             match = matches[i]
+            records[i]["hands"].append({"seed": state.seed, "first_player": state.first_player,
+                                        "actions": layout.ids_of(state.history)})
             if match is None:
                 records[i] |= {"outcome": result.outcome, "winner": result.winner, "payments": list(result.payments),
                                "points": list(result.rewards), "turns": state.turn}
@@ -250,6 +258,18 @@ def play_deals(config: ArenaConfig, table_index: int, deals: Sequence[int], pool
                            "stalemates": outcomes[i]["stalemate"], "cut_offs": outcomes[i]["cut_off"]}
         active = still
     return records
+
+
+def hand_records(config: ArenaConfig, records: Sequence[dict]) -> Iterator[dict]:
+    """The game record (``rummy_env.records``, docs/records.md) of every hand of ``records`` (of
+    ``run_arena``), in order: each replayed from its seed, and checked by replaying it from its deck."""
+    rules = make_ruleset(config.game, config.num_players, **config.options)
+    for record in records:
+        players = [config.agents[agent] for agent in record["seats"]]
+        where = {"program": "arena", "table": record["table"], "deal": record["deal"], "rotation": record["rotation"]}
+        for number, hand in enumerate(record["hands"]):
+            source = where | ({"match_hand": number} if config.matches else {})
+            yield record_hand(rules, hand["seed"], hand["first_player"], hand["actions"], players, source)
 
 
 def _reset_hand_agents(agents: Sequence[Agent], seeds: Sequence[int], hands_played: int | None) -> None:
@@ -514,6 +534,9 @@ def display_names(specs: Sequence[str]) -> list[str]:
         if spec.startswith("ppo:"):
             path = Path(spec[4:])
             name = f"ppo:{path.parent.name}/{path.name}" if path.parent.name else f"ppo:{path.name}"
+        elif is_plugin(spec):  # a plug-in from a file: by its file name
+            target, _, attribute = spec.rpartition(":")
+            name = f"{Path(target).name}:{attribute}"
         base, n = name, 2
         while name in names:
             name = f"{base}#{n}"
@@ -653,7 +676,7 @@ def check_output_paths(**paths: str | None) -> None:
             raise AgentError(f"{flag} {text}: cannot be written (no permission)")
 
 
-_SUFFIX = {"csv": "csv", "json": "json", "plot": "png"}
+_SUFFIX = {"csv": "csv", "json": "json", "plot": "png", "record": "jsonl"}
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -705,6 +728,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", metavar="FILE", help="write the summary (config, agents, tables) as JSON")
     parser.add_argument("--plot", metavar="FILE.png",
                         help="write a chart of win rates and ratings (.png, .pdf or .svg)")
+    parser.add_argument("--record", metavar="FILE.jsonl",
+                        help="write every hand as a game record (JSON Lines, docs/records.md), each checked by "
+                             "replaying it from its deck order")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
 
@@ -725,7 +751,7 @@ def run_cli(argv: Sequence[str] | None = None) -> dict:
                          options=dict(args.option), table=args.table)
     try:
         check_config(config)
-        check_output_paths(csv=args.csv, json=args.json, plot=args.plot)
+        check_output_paths(csv=args.csv, json=args.json, plot=args.plot, record=args.record)
     except AgentError as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
     workers = args.workers if args.workers is not None else default_workers(config)
@@ -738,6 +764,9 @@ def run_cli(argv: Sequence[str] | None = None) -> dict:
         write_json(summary, args.json)
     if args.plot:
         plot_summary(summary, args.plot)
+    if args.record:
+        written = write_records(args.record, hand_records(config, records))
+        print(f"{written} hands recorded in {args.record} (python -m rummy_env.records check {args.record})")
     return summary
 
 

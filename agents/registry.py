@@ -14,6 +14,7 @@ spec            agent
 ``onnx-sample:PATH``  the same, sampling from the policy
 ``sb3:PATH.zip``  ``agents.sb3_agent.Sb3Agent``: an sb3-contrib MaskablePPO model (deterministic)
 ``pretrained:GAME``  the ONNX policy shipped for GAME at the table's player count (``agents.pretrained``), no torch
+``PATH.py:NAME``  a plug-in: class or factory ``NAME`` of a file (``agents.plugin``); ``MODULE:NAME`` from a module
 ==============  ==============================================================
 
 ``rule``, ``lookahead`` and ``search`` take settings after a colon, for ablations:
@@ -36,9 +37,13 @@ from rummy_env.games import GAME_SPECS, is_game
 from rummy_env.ruleset import make_ruleset
 
 from .base import Agent, AgentError
+from .plugin import is_plugin_spec, plugin_agent
 
-AGENT_NAMES = ("random", "rule", "lookahead", "search", "search:policy=SPEC", "ppo:PATH", "ppo-sample:PATH",
-               "onnx:PATH", "onnx-sample:PATH", "sb3:PATH.zip", "pretrained:GAME")
+BUILT_IN_SPECS = ("random", "rule", "lookahead", "search", "search:policy=SPEC", "ppo:PATH", "ppo-sample:PATH",
+                  "onnx:PATH", "onnx-sample:PATH", "sb3:PATH.zip", "pretrained:GAME")
+AGENT_NAMES = BUILT_IN_SPECS + ("PATH.py:NAME", "MODULE:NAME")
+_BUILT_IN_WORDS = tuple(dict.fromkeys(spec.partition(":")[0] for spec in BUILT_IN_SPECS))
+"""A spec whose first word is one of these is never a plug-in."""
 
 
 def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0, **options) -> Agent:
@@ -54,6 +59,8 @@ def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0,
         raise AgentError(str(error)) from None
     if not isinstance(spec, str) or not spec:
         raise AgentError(f"agent spec {spec!r}: expected one of {', '.join(AGENT_NAMES)}")
+    if is_plugin(spec):
+        return plugin_agent(spec, game, num_players, seed)
     name, _, argument = spec.partition(":")
     if name == "random" and not argument:
         from .random_agent import RandomAgent
@@ -115,6 +122,11 @@ def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0,
         agent.name = spec
         return agent
     raise AgentError(f"unknown agent spec {spec!r}: expected one of {', '.join(AGENT_NAMES)}")
+
+
+def is_plugin(spec: str) -> bool:
+    """Whether ``spec`` names a plug-in agent (``PATH.py:NAME`` or ``MODULE:NAME``, ``agents.plugin``)."""
+    return is_plugin_spec(spec, _BUILT_IN_WORDS)
 
 
 def _settings(spec: str, text: str, known: set[str]) -> dict:

@@ -80,6 +80,7 @@ def determinise(view: View, rules, rng: random.Random, seed: int = 0) -> GameSta
     state = GameState.__new__(GameState)
     state.rules = rules
     state.seed = seed
+    state.rebuilt_stock = None  # a rebuild (G8) shuffles with the world's seed
     state.first_player = 0
     hands = [view.hand[:]]
     for seat in range(1, n):

@@ -9,7 +9,8 @@ You sit in seat 0 (``--seat``) at a table of ``--players`` (within the game's ra
 R1); ``--opponents`` names one agent spec per other seat, in seat order
 after yours (one spec fills them all): ``random``, ``rule``, ``search``, ``ppo:PATH``,
 ``onnx:PATH``, ``sb3:PATH.zip``, ``pretrained:GAME`` (the policy shipped for the table's player
-count; ``agents.registry``). A spec that cannot play at this table (a checkpoint or policy for
+count; ``agents.registry``), ``PATH.py:NAME`` (an agent of your own, docs/agents.md). A spec
+that cannot play at this table (a checkpoint or policy for
 another game or player count, a count with no shipped policy) stops the program before any hand,
 naming the seat, the file and what the table needs. The screen shows your hand sorted with the melds of its
 best arrangement in brackets, the discard top, the table melds with their slot numbers (B3, R5),
@@ -34,7 +35,8 @@ the card it stands for, ``*=6h``):
 ``help``, ``quit``          this list; leave (end of input leaves too)
 ==========================  ================================================================
 
-A command the rules forbid is explained (with the rule that forbids it) and changes nothing; any
+``--record FILE`` saves each finished hand as a game record (docs/records.md) and says so after
+the hand. A command the rules forbid is explained (with the rule that forbids it) and changes nothing; any
 other text gets a short explanation. The front-end sits above ``agents`` (``docs/design.md``,
 "Layers"): ``ppo:`` imports torch when asked for; the others do not.
 """
@@ -43,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 import zlib
 from collections.abc import Callable, Sequence
 
@@ -56,6 +59,7 @@ from rummy_env.game import (
 )
 from rummy_env.match import Match
 from rummy_env.melds import table_meld_cards
+from rummy_env.records import RecordFile, record_of_state
 from rummy_env.render import hand_arrangements
 from rummy_env.ruleset import GAMES, RuleSet, make_ruleset, option_argument
 from rummy_env.table import template_index
@@ -260,7 +264,8 @@ class PlaySession:
     """One person at a table of agents: reads commands, shows the screen, plays a hand or a match."""
 
     def __init__(self, rules: RuleSet, opponents: Sequence, console, read_line: Callable[[str], str | None],
-                 seat: int = 0, match: bool = False, seed: int | str = 0, names: Sequence[str] | None = None):
+                 seat: int = 0, match: bool = False, seed: int | str = 0, names: Sequence[str] | None = None,
+                 record: RecordFile | None = None):
         if len(opponents) != rules.num_players - 1:
             raise ValueError(f"{len(opponents)} opponents for {rules.num_players} players")
         self.rules = rules
@@ -273,6 +278,9 @@ class PlaySession:
         self.agents = dict(zip(others, opponents))
         labels = list(names) if names is not None else [getattr(a, "name", "agent") for a in opponents]
         self.names = {seat: "you"} | {p: f"player_{p} ({label})" for p, label in zip(others, labels)}
+        self.record = record
+        """Where each finished hand is saved as a game record (docs/records.md), or None."""
+        self.players = [labels[others.index(p)] if p != seat else "human" for p in range(rules.num_players)]
         self.encoder = ObservationEncoder(rules)
         self.moves = action_layout(rules.game).moves
         self.last_moves: dict[int, str] = {}
@@ -523,6 +531,9 @@ class PlaySession:
                 shown = key
             self.human_command(state, totals)
         self.show_end(state)
+        if self.record is not None:
+            line = self.record.write(record_of_state(state, self.players, {"program": "play", "hand": hand_number}))
+            self.say(f"hand {hand_number} saved to {self.record.path}, line {line} (docs/records.md)", "dim")
 
     def run(self) -> int:
         """Play the hand (or the match); 0 when it ends or the person leaves."""
@@ -543,6 +554,8 @@ class PlaySession:
             self.say("bye")
         except Exception as error:  # noqa: BLE001 - an agent's failure ends the game with a message, not a traceback
             self.say(f"the game stopped: {type(error).__name__}: {error}", "red")
+            if error.__cause__ is not None:  # a plug-in agent's own exception: its traceback, to mend it by
+                self.say("".join(traceback.format_exception(error.__cause__)).rstrip(), "dim")
             return 1
         return 0
 
@@ -590,7 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--opponents", nargs="+", default=["rule"], metavar="SPEC",
                         help="agent specs, one per other seat in seat order after yours, or one for all: random, "
                              "rule, search, ppo:PATH, onnx:PATH, sb3:PATH.zip, pretrained:GAME (the policy shipped "
-                             "for the table's player count) (default: rule)")
+                             "for the table's player count), PATH.py:NAME (your own agent) (default: rule)")
     parser.add_argument("--players", type=int,
                         help="players at the table (default: 2, or one per opponent given + you)")
     parser.add_argument("--seat", type=int, default=0,
@@ -601,6 +614,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--option", action="append", default=[], type=option_argument, metavar="KEY=VALUE",
                         help="a rule option (RULES), e.g. wild_joker=true; repeatable")
     parser.add_argument("--width", type=int, help="screen width in characters (default: the terminal's)")
+    parser.add_argument("--record", metavar="FILE.jsonl",
+                        help="save each finished hand to FILE as a game record (JSON Lines, docs/records.md); "
+                             "the line is named after each hand")
     return parser
 
 
@@ -635,16 +651,23 @@ def main(argv: Sequence[str] | None = None, stdin=None, stdout=None) -> int:
                 stream.reconfigure(errors="replace")
             except (ValueError, OSError):
                 pass
+    try:
+        record = RecordFile(args.record) if args.record else None
+    except OSError as error:
+        parser.exit(2, f"play: error: --record {args.record}: cannot be written: {error.strerror}\n")
     output = stdout if stdout is not None else sys.stdout
     console = Console(file=output, highlight=False, width=args.width, soft_wrap=False)
     reader = _stream_reader(stdin if stdin is not None else sys.stdin, console)
     session = PlaySession(rules, opponents, console, reader, seat=args.seat, match=args.match, seed=args.seed,
-                          names=specs)
+                          names=specs, record=record)
     try:
         return session.run()
     except KeyboardInterrupt:
         console.print("bye")
         return 0
+    finally:
+        if record is not None:
+            record.close()
 
 
 if __name__ == "__main__":

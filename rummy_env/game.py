@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from itertools import compress
 
 from . import solver
-from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, format_card, format_cards, make_card
+from .cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES, format_card, format_cards, make_card, to_counts
 from .melds import RUN as RUN_MELD
 from .melds import SET as SET_MELD
 from .melds import MeldRules, is_meld_cards, meld_templates, table_meld_cards, table_meld_from_template
@@ -61,8 +61,8 @@ class IllegalMoveError(ValueError):
 
 
 class InvalidStateError(ValueError):
-    """A state ``GameState.from_dict`` was given that no hand of the game can reach; the message
-    names what is wrong."""
+    """A state ``GameState.from_dict`` (or a deck ``GameState.from_deck``) was given that no hand
+    of the game can reach; the message names what is wrong."""
 
 
 def _as_move(move) -> Move:
@@ -104,6 +104,42 @@ class HandResult:
 def shuffle_rng(seed: int | str, *salt: int) -> random.Random:
     """The generator for one shuffle: seeded from text, so the same on every machine (G10)."""
     return random.Random(":".join(str(x) for x in (seed, *salt)))
+
+
+def game_deck(rules: RuleSet) -> list[int]:
+    """The game's cards in a fixed order: ``rules.decks`` of each natural card, then the jokers (G1)."""
+    return [c for c in range(NUM_NATURAL) for _ in range(rules.decks)] + [JOKER] * rules.printed_jokers
+
+
+def shuffled_deck(rules: RuleSet, seed: int | str) -> list[int]:
+    """The deck after the shuffle of ``seed`` (G10), the top card last: ``GameState`` deals from the top."""
+    deck = game_deck(rules)
+    shuffle_rng(seed, 0).shuffle(deck)
+    return deck
+
+
+def _checked_cards(name: str, cards) -> list[int]:
+    """``cards`` as a list of card types (ints 0..52), or ``InvalidStateError`` naming the bad one."""
+    if isinstance(cards, (str, bytes)) or not hasattr(cards, "__iter__"):
+        raise InvalidStateError(f"{name} must be a list of card types (ints 0..{JOKER}), not {type(cards).__name__}")
+    out = []
+    for i, card in enumerate(cards):
+        if isinstance(card, bool) or not hasattr(type(card), "__index__") or not 0 <= card.__index__() <= JOKER:
+            raise InvalidStateError(f"{name}[{i}]={card!r} is not a card type: expected an int 0..{JOKER}")
+        out.append(card.__index__())
+    return out
+
+
+def _checked_deck(rules: RuleSet, deck) -> list[int]:
+    """``deck`` as a list, if it holds exactly the game's cards (G1); else ``InvalidStateError`` naming a card."""
+    cards = _checked_cards("deck", deck)
+    wanted, got = to_counts(game_deck(rules)), to_counts(cards)
+    if wanted != got:
+        card = next(c for c in range(NUM_TYPES) if wanted[c] != got[c])
+        raise InvalidStateError(f"deck: {len(cards)} cards with {got[card]} {format_card(card)}, but "
+                                f"{rules.spec.title} is played with {sum(wanted)} cards with "
+                                f"{wanted[card]} {format_card(card)} (G1)")
+    return cards
 
 
 # ----------------------------------------------------------------------------- the state's fields
@@ -156,6 +192,11 @@ def _load_rules(check: _StateCheck, data: dict) -> RuleSet:
     return check.rules
 
 
+def _load_rebuilt_stock(check: _StateCheck, data: dict) -> tuple[int, ...] | None:
+    given = data.get("rebuilt_stock")
+    return None if given is None else tuple(check.cards("rebuilt_stock", given))
+
+
 def _load_owed_card(check: _StateCheck, data: dict) -> int:
     if "owed_card" in data:
         return check.integer("owed_card", data["owed_card"], -1, NUM_NATURAL - 1)
@@ -173,8 +214,12 @@ STATE_FIELDS: tuple[StateField, ...] = (
     _field("rules", _VALUE, "the game, player count and options (the rule set, G1–G10 and the game's own rules)",
            _load_rules, keys=("game", "num_players", "options"),
            dump=lambda r: {"game": r.game, "num_players": r.num_players, "options": r.options}),
-    _field("seed", _VALUE, "the deal's seed: the stock is reshuffled from it when rebuilt (G8, G10)",
-           lambda c, d: c.seed(d["seed"])),
+    _field("seed", _VALUE, "the deal's seed: the stock is reshuffled from it when rebuilt (G8, G10); "
+           "None for a hand dealt from a deck order (from_deck)",
+           lambda c, d: c.seed(d["seed"], d.get("rebuilt_stock") is not None)),
+    _field("rebuilt_stock", _VALUE, "a hand dealt from a deck order: the stock after its rebuild (G8), top last, "
+           "() if none was given; None for a seeded hand", _load_rebuilt_stock, required=False,
+           dump=lambda v: {"rebuilt_stock": None if v is None else list(v)}),
     _field("first_player", _VALUE, "who started the hand (G6)",
            lambda c, d: c.integer("first_player", d["first_player"], 0, c.rules.num_players - 1)),
     _field("hands", _ROWS, "each player's cards, counts per card type",
@@ -236,14 +281,31 @@ class GameState:
     __slots__ = tuple(f.name for f in STATE_FIELDS)
 
     def __init__(self, rules: RuleSet, seed: int | str = 0, first_player: int = 0):
+        self._deal(rules, seed, first_player, shuffled_deck(rules, seed), None)
+
+    @classmethod
+    def from_deck(cls, rules: RuleSet, deck, first_player: int = 0, rebuilt_stock=None) -> GameState:
+        """A hand dealt from a given deck order instead of a seed (a game record, docs/records.md).
+
+        ``deck`` is the shuffled deck as ``shuffled_deck`` gives it, the top card last (dealt
+        first); it must be exactly the game's cards (G1). ``rebuilt_stock`` is the stock after its
+        one rebuild from the discards (G8), top last, if the hand rebuilds it: there is no seed to
+        shuffle with. A deck that is not the game's is an ``InvalidStateError`` naming the card."""
+        deck = _checked_deck(rules, deck)
+        state = cls.__new__(cls)
+        rebuilt = () if rebuilt_stock is None else tuple(_checked_cards("rebuilt_stock", rebuilt_stock))
+        state._deal(rules, None, first_player, deck, rebuilt)
+        return state
+
+    def _deal(self, rules: RuleSet, seed, first_player: int, deck: list[int], rebuilt_stock) -> None:
+        """Deal ``deck`` (top last) from ``first_player`` on (G6; R2 the cut card, I2 the wild joker)."""
         if not 0 <= first_player < rules.num_players:
             raise ValueError(f"first_player={first_player} is out of range 0..{rules.num_players - 1}")
         self.rules = rules
         self.seed = seed
+        self.rebuilt_stock = rebuilt_stock
         self.first_player = first_player
         n = rules.num_players
-        deck = [c for c in range(NUM_NATURAL) for _ in range(rules.decks)] + [JOKER] * rules.printed_jokers
-        shuffle_rng(seed, 0).shuffle(deck)
         self.cut_card = deck.pop() if rules.cut_card else -1  # R2: turned before the deal
         self.hands = [[0] * NUM_TYPES for _ in range(n)]
         for _ in range(rules.hand_size):
@@ -664,14 +726,32 @@ class GameState:
         if not self.stock:  # G8
             if self.rebuilds == 0 and len(self.discard) > 1:
                 self.rebuilds = 1
-                self.stock = self.discard[:-1]
+                self.stock = self._rebuild_stock(self.discard[:-1])
                 self.discard = self.discard[-1:]
-                shuffle_rng(self.seed, 1).shuffle(self.stock)
             else:
                 self._end_hand(HandResult("stalemate", None, (0,) * rules.num_players))
                 return
         if self.turn >= rules.max_turns:  # G9
             self._end_hand(HandResult("cut_off", None, (0,) * rules.num_players))
+
+    def _rebuild_stock(self, cards: list[int]) -> list[int]:
+        """The stock rebuilt from ``cards``, the discards under the top (G8): shuffled with the seed
+        (G10), or in the order ``from_deck`` was given; a given order of other cards is an
+        ``InvalidStateError`` (the hand cannot go on)."""
+        given = self.rebuilt_stock
+        if given is None:
+            shuffle_rng(self.seed, 1).shuffle(cards)
+            return cards
+        if not given:
+            raise InvalidStateError(f"the stock ran out and is rebuilt from {len(cards)} discards (G8), but this "
+                                    "hand was dealt from a deck order with no rebuilt stock order")
+        wanted, got = to_counts(cards), to_counts(given)
+        if wanted != got:
+            card = next(c for c in range(NUM_TYPES) if wanted[c] != got[c])
+            raise InvalidStateError(
+                f"the rebuilt stock given ({len(given)} cards) is not the discard pile under its top card "
+                f"({len(cards)} cards, G8): it holds {got[card]} {format_card(card)}, the pile {wanted[card]}")
+        return list(given)
 
     # ----------------------------------------------------------------- explaining refusals
 
@@ -804,21 +884,21 @@ class GameState:
             return "it would empty the hand, and going out needs a last discard (R6)"
         return f"it would leave only {format_card(self.taken_card)}, which was just taken and may not be discarded (G7)"
 
-    def describe_move(self, move) -> str:
-        """A move in words, cards in G2 notation."""
+    def describe_move(self, move, symbols: bool = False) -> str:
+        """A move in words, cards in G2 notation (with suit symbols, ``5♥``, if ``symbols``)."""
         try:
             kind, a, b = _as_move(move)
             name = MOVE_NAMES[kind]
         except (IllegalMoveError, IndexError):
             return repr(move)
         if kind in (DISCARD, DECLARE):
-            return f"({name} {format_card(a) if 0 <= a < NUM_TYPES else a})"
+            return f"({name} {format_card(a, symbols) if 0 <= a < NUM_TYPES else a})"
         if kind == MELD:
             index = template_index(self.rules.ace_high, self.rules.max_jokers)
-            cards = format_cards(index.templates[a].cards) if 0 <= a < len(index.templates) else a
+            cards = format_cards(index.templates[a].cards, symbols) if 0 <= a < len(index.templates) else a
             return f"(meld {cards})"
         if kind == PLACE:
-            return f"(place {format_card(a) if 0 <= a < NUM_TYPES else a} on table meld {b})"
+            return f"(place {format_card(a, symbols) if 0 <= a < NUM_TYPES else a} on table meld {b})"
         if kind == PLACE_JOKER_LOW:
             return f"(place * at the low end of table meld {a})"
         return f"({name})"
@@ -979,7 +1059,9 @@ class _StateCheck:
     def __init__(self, rules: RuleSet):
         self.rules = rules
 
-    def seed(self, value) -> int | str:
+    def seed(self, value, from_deck: bool = False) -> int | str | None:
+        if value is None and from_deck:
+            return value
         if not isinstance(value, (int, str)) or isinstance(value, bool):
             raise InvalidStateError(f"state dict: seed={value!r} is neither an int nor a str")
         return value

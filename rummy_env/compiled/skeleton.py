@@ -667,6 +667,9 @@ class Core:
     def load(self, row: int, state, action_ids: dict) -> None:
         """Copy ``state`` (a ``GameState`` of this game before its end) into ``row`` and write its
         row (``action_ids``: engine move to action id, for the history)."""
+        if state.rebuilt_stock is not None and not state.rebuilds:
+            raise ValueError("a hand dealt from a deck order (GameState.from_deck) rebuilds its stock in the order "
+                             "it was given (G8), which this core does not keep: play it on GameState")
         key = mt19937.seed_key(f"{state.seed}:1")  # shuffle_rng(seed, 1), for a rebuild (G8); it may refuse
         if len(state.table) > self.max_melds:
             raise ValueError(f"{len(state.table)} table melds, more than the {self.max_melds} the encoding holds")
