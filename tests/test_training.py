@@ -896,34 +896,6 @@ def test_checkpoint_with_nan_weights_is_refused(tmp_path):
         load_checkpoint(path)
 
 
-CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("*.yaml"))
-
-
-@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
-def test_every_config_file_loads_with_every_field_commented(path):
-    lines = path.read_text().splitlines()
-    values = load_yaml(path)
-    config = make_config(values, f"config file {path.name}")  # every key a field, every value in range
-    assert config.game in path.name
-    defaults = trainer_module.to_dict(TrainConfig())
-    same = [k for k, v in values.items() if k not in ("game", "num_players") and v == defaults[k]]
-    assert not same, f"{path.name} repeats defaults: {same}"
-    for index, line in enumerate(lines):
-        if line and not line.startswith("#"):
-            assert lines[index - 1].startswith("# "), f"{path.name}: {line!r} has no comment"
-
-
-def test_the_configs_cover_every_game_a_long_run_and_the_full_table():
-    from rummy_env.games import game_spec
-
-    names = {p.name for p in CONFIGS}
-    for game in ("indian", "basic", "romi"):
-        largest = game_spec(game).players[1]
-        assert {f"{game}.yaml", f"{game}-long.yaml", f"{game}-{largest}p.yaml", f"{game}-{largest}p-long.yaml"} <= names
-        long_config = load_yaml(Path(__file__).parent.parent / "configs" / f"{game}-{largest}p-long.yaml")
-        assert long_config["num_players"] == largest
-
-
 @pytest.mark.parametrize("game", ["basic", "romi", "indian"])
 def test_payment_potential_is_what_the_seat_would_pay(game):
     """shaping_potential=payment reads from the observation exactly what the seat to act would pay

@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from .config import ConfigError, add_arguments, fields, load_yaml, make_config
+import yaml
+
+from .config import ConfigError, add_arguments, fields, find_recipe, load_yaml, make_config, to_dict
 
 IMMUTABLE_ON_RESUME = ("game", "num_players", "network", "channels", "global_size", "mlp_hidden", "seed")
 
@@ -25,11 +27,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "improve by PPO against a pool of past selves, the rule agent and random, with "
                     "potential-based reward shaping. With no arguments: Indian Rummy, 2 players, 11-15 "
                     "minutes on 2 cores. Rule ids (I5, R4 ...) refer to docs/rules.md.",
-        epilog="Examples:  python train.py --config configs/romi.yaml --seed 3  |  "
+        epilog="Examples:  python train.py --config romi-2p --seed 3  |  "
                "python train.py --game basic --total-steps 200000  |  python train.py --resume runs/NAME  |  "
                "tensorboard --logdir runs")
-    parser.add_argument("--config", metavar="FILE",
-                        help="a YAML file of fields (configs/*.yaml); options below override it")
+    parser.add_argument("--config", metavar="RECIPE",
+                        help="a recipe: a YAML file of fields, or the name of one in configs/ (indian-2p, "
+                             "basic-4p ...); options below override it")
+    parser.add_argument("--print-config", action="store_true",
+                        help="print the resolved settings as YAML and exit")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint.pt "
                         "(its config.yaml is used; --total-steps and the like may extend it)")
     add_arguments(parser)
@@ -47,7 +52,7 @@ def resolve(arguments: argparse.Namespace):
     if arguments.config:
         if arguments.resume:
             raise ConfigError("--config and --resume together: a resumed run keeps its own config.yaml")
-        values = load_yaml(arguments.config)
+        values = load_yaml(find_recipe(arguments.config))
     source = f"config file {arguments.config!r}" if arguments.config else "config"
     config = make_config(values, source)
     overrides = {name: getattr(arguments, name) for name in fields() if getattr(arguments, name) is not None}
@@ -66,6 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = resolve(arguments)
     except ConfigError as error:
         parser.error(str(error))
+    if arguments.print_config:
+        print(yaml.safe_dump(to_dict(config), sort_keys=False, allow_unicode=True), end="")
+        return 0
     from agents.policy import CheckpointError
 
     from .interrupts import Terminated

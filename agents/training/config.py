@@ -343,6 +343,22 @@ def resolve_device(config: TrainConfig):
     return torch.device("cuda")
 
 
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+"""The recipes: one YAML file per shipped policy, and the default run's (``configs/``)."""
+
+
+def find_recipe(name: str | Path) -> Path:
+    """The recipe file ``name``: a path, or a name in ``configs/`` (``indian-2p`` or ``indian-2p.yaml``);
+    a missing one is an error listing what ``configs/`` holds."""
+    given = Path(name)
+    for candidate in (given, CONFIGS / given, CONFIGS / f"{given}.yaml"):
+        if candidate.is_file():
+            return candidate
+    names = ", ".join(sorted(p.stem for p in CONFIGS.glob("*.yaml")))
+    raise ConfigError(f"config {str(name)!r}: no such file, and no recipe of that name in {CONFIGS}: "
+                      f"expected a path or one of {names}")
+
+
 def load_yaml(path: str | Path) -> dict:
     """The fields of a YAML config file (a mapping); a bad file is an error naming it."""
     source = Path(path)
