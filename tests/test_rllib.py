@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 
 from agents.arena import run_cli as arena_cli  # noqa: E402
 from agents.policy import build_network, load_checkpoint, save_checkpoint  # noqa: E402
-from agents.training.rollout import Potential  # noqa: E402
+from rummy_env.shaping import Potential  # noqa: E402
 from rummy_env.encoding import num_actions, observation_size  # noqa: E402
 from rummy_env.integrations import rllib  # noqa: E402
 from rummy_env.integrations.rllib import RLlibSettings, RLlibSetupError, seat_module  # noqa: E402

@@ -4,7 +4,7 @@ Needs the ``ray`` extra: ``pip install -e ".[ray]"``. RLlib's new API stack (RLM
 EnvRunner) with:
 
 * ``rllib_env.RummyMultiAgentEnv``: our AEC environment, turn based, registered per game, with
-  our trainer's potential-based shaping (``agents.training.rollout.Potential``);
+  our trainer's potential-based shaping (``rummy_env.shaping.Potential``);
 * ``rllib_model.PolicyModule``: the learning policy, our network (the MLP or the card network,
   ``agents.policy.build_network``) whose logits the observation's action mask cuts down to the
   legal moves; ``--init CHECKPOINT`` starts it from one of our trainer's checkpoints (a clone of
@@ -41,13 +41,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rummy_env.ruleset import GAMES, make_ruleset, parse_option
+from rummy_env.shaping import POTENTIALS
 
 OPPONENTS = ("self", "frozen", "rule")
 CONNECT_TIMEOUT_S = 5.0
 WORKER_NICENESS = "RAY_worker_niceness"
 """Ray's setting of its workers' niceness above the driver's (15 unless set)."""
-POTENTIALS = ("deadwood", "payment")
-"""What the shaping potential counts (``agents.training.rollout.Potential``)."""
 
 INHERITED = {"lr": "learning_rate", "gamma": "gamma", "gae_lambda": "gae_lambda", "clip": "clip_coef",
              "entropy": "ent_coef", "vf_coef": "vf_coef", "grad_clip": "max_grad_norm",
