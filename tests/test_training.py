@@ -1095,3 +1095,126 @@ def test_a_worker_that_dies_is_reported_with_its_exit_code(tmp_path):
             stations.reseed(2)
     finally:
         stations.close()
+
+
+# ----------------------------------------------------------------------------- the first run
+
+
+def test_the_next_commands_use_the_run_s_own_paths_and_parse(tmp_path):
+    """The run's last lines: each ``python -m`` command names this run's best.pt and is accepted
+    by its module's own parser; TensorBoard points at the run folder."""
+    import importlib
+    import shlex
+
+    from agents.training.console import next_commands
+
+    run_dir = tmp_path / "runs" / "basic_4p_s3"
+    lines = next_commands(run_dir, "basic", 4).splitlines()
+    assert lines[0] == "next:"
+    commands = [shlex.split(line.split("#")[0]) for line in lines[1:]]
+    modules = [c[2] for c in commands if c[:2] == ["python", "-m"]]
+    assert modules == ["agents.arena", "agents.export", "rummy_env.play"]
+    for command in commands:
+        if command[:2] == ["python", "-m"]:
+            assert any(str(run_dir / "best.pt") in part for part in command), command
+            arguments = importlib.import_module(command[2]).build_parser().parse_args(command[3:])
+            assert getattr(arguments, "game", "basic") == "basic"
+    assert ["tensorboard", "--logdir", str(run_dir)] in commands
+
+
+def test_plain_progress_writes_lines_without_control_characters(capsys, monkeypatch):
+    """Output that is not a terminal (a ``tee``d log) gets one plain line at the start, at most one
+    per interval, and one at the end; a terminal gets tqdm's bar; ``progress: false`` nothing."""
+    import io
+
+    from agents.training import console
+
+    monkeypatch.setattr(console, "PLAIN_INTERVAL_S", 0.0)
+    make = console.progress_factory(True, io.StringIO())  # not a terminal
+    with make(total=300, desc="PPO", unit="decision") as bar:
+        assert isinstance(bar, console.PlainBar)
+        for _ in range(3):
+            bar.update(100)
+            bar.set_postfix_str("1,234 learner decisions/s")
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "PPO: 0/300 decisions (0%), 0 s"
+    assert lines[-1].startswith("PPO: 300/300 decisions (100%)") and "1,234 learner decisions/s" in lines[-1]
+    assert "\r" not in out and "\x1b" not in out
+    terminal = io.StringIO()
+    terminal.isatty = lambda: True
+    assert not isinstance(console.progress_factory(True, terminal)(total=3), console.PlainBar)
+    silent = console.progress_factory(False, io.StringIO())(total=3)
+    assert not isinstance(silent, console.PlainBar) and silent.disable
+
+
+def test_the_run_folder_readme_describes_its_files(tmp_path):
+    from agents.training.console import write_run_readme
+
+    write_run_readme(tmp_path)
+    text = (tmp_path / "README.txt").read_text()
+    for name in ("config.yaml", "checkpoint.pt", "best.pt", "final.pt", "results.json", "learning_curves.png",
+                 "pinned/", f"--resume {tmp_path}"):
+        assert name in text, name
+
+
+def test_a_bad_flag_gets_a_short_error_naming_the_closest_option(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["--chanels", "64"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--chanels" in err and "--channels" in err and len(err.splitlines()) <= 15
+    with pytest.raises(SystemExit):
+        cli_main(["--shaping", "maybe"])
+    assert "'maybe' is not true or false" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_main(["--gamma", "1.5"])
+    assert "field 'gamma': 1.5 is out of range" in capsys.readouterr().err
+
+
+def test_flags_keep_their_spelling_and_override_the_recipe(capsys):
+    from agents.training.cli import parse
+
+    config, options = parse(["--config", "indian-2p", "--shaping", "true", "--channels", "16",
+                             "--eval-opponents", "rule", "random", "--mlp-hidden", "64", "32"])
+    assert (config.shaping, config.channels, config.global_size) == (True, 16, 256)  # global_size: the recipe's
+    assert config.eval_opponents == ["rule", "random"] and config.mlp_hidden == [64, 32]
+    assert options.config == "indian-2p" and not options.print_config
+
+
+def test_at_most_fifty_settings_each_a_documented_flag(capsys):
+    import dataclasses
+
+    names = [field.name for field in dataclasses.fields(TrainConfig)]
+    assert len(names) <= 50
+    with pytest.raises(SystemExit):
+        cli_main(["--help"])
+    help_text = capsys.readouterr().out
+    for option in ("--config", "--resume", "--print-config", *("--" + n.replace("_", "-") for n in names)):
+        assert option in help_text, option
+    assert "(default: 0.995)" in help_text and "discount per decision of the same seat" in help_text
+
+
+def test_the_learner_is_called_by_name_in_its_process_and_its_errors_come_back(tmp_path):
+    """``Workers.NAME(*args)`` runs ``Station.NAME`` in each process and returns the results in
+    worker order; an error there is raised here as a ``WorkerError`` with the remote traceback
+    (and the processes are closed). With ``num_workers`` 0 the same calls reach a local station."""
+    from agents.training import workers
+
+    stations = _one_worker_stations(tmp_path)
+    try:
+        (summary,) = stations.collect(64)
+        assert isinstance(summary, workers.Summary) and summary.decisions >= 64
+        (first,) = stations.call("get_state", True, first_only=True)
+        assert set(first) == {"model", "optimizer"}
+        with pytest.raises(workers.WorkerError, match=r"(?s)collecting process 0 failed.*AttributeError.*no_such"):
+            stations.no_such_method(1)
+    finally:
+        stations.close(force=True)
+    config = make_config(TINY | {"run_dir": str(tmp_path)})
+    local = workers.Workers(trainer_module.to_dict(config), trainer_module.model_config(config))
+    local.reseed(1)
+    (summary,) = local.collect(64)
+    assert summary.decisions >= 64
+    with pytest.raises(AttributeError, match="no_such_method"):
+        local.no_such_method()
