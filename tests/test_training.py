@@ -583,7 +583,8 @@ def test_short_run_writes_logs_checkpoints_and_curves(game, players, tmp_path):
                 "eval/rule/win_rate", "eval/random/points", "clone/accuracy", "pool/elo/rule"):
         assert tag in scalars, tag
     assert len(scalars["losses/policy_loss"]) == 4
-    for name in ("checkpoint.pt", "best.pt", "final.pt", "config.yaml", "results.json", "learning_curves.png"):
+    for name in ("checkpoint.pt", "best.pt", "final.pt", "config.yaml", "results.json", "learning_curves.png",
+                 "README.txt"):
         assert (run_dir / name).is_file(), name
     model, meta = load_checkpoint(run_dir / "best.pt", game, players)
     assert meta["model"]["kind"] == "card" and meta["version"] == 2

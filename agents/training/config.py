@@ -83,7 +83,7 @@ class TrainConfig:
     """where the learner runs: auto (a GPU when torch sees one, else the CPU), cpu, or cuda (an error without a
     GPU); on the CPU the collecting processes learn (DD-PPO)"""
     progress: Bool = True
-    """show progress bars (on a terminal; otherwise one line per stage and per update)"""
+    """show progress (a bar on a terminal; otherwise plain lines, at most one every 30 s per stage)"""
     # --- the network
     network: Literal["card", "mlp"] = "card"
     """card: per-card features shared across cards (agents/networks.py); mlp: a plain MLP"""

@@ -9,7 +9,7 @@
 2. **PPO** (clipped objective, GAE, masked logits and entropy, advantage normalisation, learning
    rate annealing, gradient clipping, optional value clipping, KL early stop) on rollouts of
    ``rollout_size`` learner decisions collected against the pool (``agents.training.pool``) with
-   potential-based shaping (``agents.training.rollout``). On the CPU the collecting processes
+   potential-based shaping (``rummy_env.shaping``). On the CPU the collecting processes
    learn from what they collected and average their gradients (``agents.training.learner``); with
    a GPU the rollouts go to a learner on it. The first ``value_warmup_updates`` updates train the
    value head alone.
@@ -22,7 +22,8 @@
 The run folder holds ``config.yaml`` (the resolved config), TensorBoard event files,
 ``checkpoint.pt`` (policy plus training state, written atomically every ``checkpoint_every``
 updates and on Ctrl-C), ``best.pt`` and ``final.pt`` (policies), ``results.json``,
-``learning_curves.png`` and ``pinned/`` (the shipped policy it plays, ``agents.training.pinned``).
+``learning_curves.png``, ``pinned/`` (the shipped policy it plays, ``agents.training.pinned``) and
+``README.txt``, which says what each of them is.
 Collection is re-seeded at every checkpoint, so a run resumed from its last periodic checkpoint
 repeats exactly what the uninterrupted run did (CPU, same worker count).
 """
@@ -165,8 +166,6 @@ def clone_teacher(run: Run, workers: Workers, learner: Workers, central: Station
     ``bc_decisions`` decisions recorded with it in every seat; the held-out agreement per decision
     type."""
     config = run.config
-    log("starting the collecting processes and compiling the game engine (numba: up to a minute or two the "
-        "first time on this machine, cached after)")
     workers.reseed(config.seed + 7919)
     chunk = -(-config.bc_decisions // RECORDING_CHUNKS)
     recorded = 0
@@ -307,6 +306,8 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
             f"|{k}|{v}|" for k, v in to_dict(config).items()))
     num_updates = math.ceil(config.total_steps / config.rollout_size) if config.total_steps else 0
     progress = progress_factory(config.progress)
+    log(f"starting {max(1, config.num_workers)} collecting process(es) and compiling the game engine (numba: "
+        "a minute or two the first time on this machine, cached after)")
     workers = Workers(to_dict(config) | {"stand_ins": run.stand_ins}, model_config(config))
     central = central_learner(config, device)
     learner = workers if central is None else Workers(to_dict(config), model_config(config), local=[central])
@@ -348,18 +349,14 @@ def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=prin
                 bar.total = _projected_decisions(run, num_updates, config.rollout_size)
                 bar.update(summary.decisions)
                 bar.set_postfix_str(_rates_text(stats, recent))
-                names = run.pool.probabilities()[0]  # before this update's snapshot: what the workers hold
-                if (config.pool_snapshot_every and run.update % config.pool_snapshot_every == 0
-                        and config.pool_max_snapshots):
-                    name = snapshot_name(run.update)
-                    gone = run.pool.add_snapshot(name)
-                    run.snapshots[name] = {k: v.clone() for k, v in run.model.state_dict().items()}
-                    run.snapshots.pop(gone, None)
+                held = run.pool.probabilities()[0]  # before this update's snapshot: what the workers hold
+                if config.pool_snapshot_every and run.update % config.pool_snapshot_every == 0:
+                    _snapshot(run)
                 # 4. evaluate now and then (the final evaluation comes after the loop)
                 if config.eval_every and run.update % config.eval_every == 0 and run.update < num_updates:
                     _evaluate(run, writer, config.eval_deals, 0, bar.write if config.progress else log, progress)
                 workers.pool_update(*_pool_arguments(run),
-                                    {n: s for n, s in run.snapshots.items() if n not in names})
+                                    {n: s for n, s in run.snapshots.items() if n not in held})
                 # 5. checkpoint, after the pool update, as a resumed run does
                 if run.update % config.checkpoint_every == 0:
                     _checkpoint(run, learner, clock)
@@ -385,6 +382,16 @@ def learner_here(config: TrainConfig, device: torch.device | str) -> Station:
     global generator (the loaded weights replace it), so the run draws as a CPU run does."""
     with torch.random.fork_rng(devices=[]):
         return Station(to_dict(config), model_config(config), 0, device=device)
+
+
+def _snapshot(run: Run) -> None:
+    """A frozen copy of the learner joins the pool (the oldest leaves past ``pool_max_snapshots``)."""
+    if not run.config.pool_max_snapshots:
+        return
+    name = snapshot_name(run.update)
+    gone = run.pool.add_snapshot(name)
+    run.snapshots[name] = {k: v.clone() for k, v in run.model.state_dict().items()}
+    run.snapshots.pop(gone, None)
 
 
 def _weights(learner: Workers) -> dict:
