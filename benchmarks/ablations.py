@@ -66,7 +66,7 @@ def train_command(arguments: argparse.Namespace, variant: str, seed: int) -> lis
             "--cpu-limit-minutes", str(arguments.cpu_minutes), "--total-steps", str(arguments.total_steps),
             "--num-workers", str(arguments.workers), "--eval-every", "1000000", "--eval-deals", "20",
             "--final-eval-deals", str(arguments.deals), "--eval-opponents", *opponents,
-            "--eval-search-deals", "0", "--final-eval-search-deals", "0", "--progress", "false",
+            "--final-eval-search-deals", "0", "--progress", "false",
             *arguments.extra, *VARIANTS[variant][1]]
 
 

@@ -159,8 +159,8 @@ def test_init_takes_the_network_game_and_ppo_settings_from_the_checkpoint(tmp_pa
     assert settings.ent_coef == 0.01, "a setting given wins over the checkpoint's"
     assert settings.check()["kind"] == "card"
     args = rllib.build_parser().parse_args(["--init", str(path), "--learning-rate", "5e-5"])
-    assert rllib.settings_from_args(args) == RLlibSettings.from_checkpoint(path, learning_rate=5e-5, opponents=("self",),
-                                                                            options={})
+    assert rllib.settings_from_args(args) == RLlibSettings.from_checkpoint(path, learning_rate=5e-5,
+                                                                            opponents=("self",), options={})
 
 
 def test_minutes_alone_are_the_only_limit_and_iterations_still_cap_them(tmp_path):
@@ -368,7 +368,8 @@ def test_a_run_from_a_checkpoint_starts_every_module_and_env_runner_from_its_wei
     weights; with a learning rate of 0 the policy written at the end is the checkpoint itself."""
     path = card_checkpoint(tmp_path / "best.pt")
     given = {k: v for k, v in tiny("indian").__dict__.items() if k != "init"}
-    settings = RLlibSettings.from_checkpoint(path, **{**given, "model": None, "game": None, "snapshots": 2, "learning_rate": 0.0})
+    settings = RLlibSettings.from_checkpoint(path, **{**given, "model": None, "game": None, "snapshots": 2,
+                                                      "learning_rate": 0.0})
     algorithm = rllib.build_config(settings).build_algo()
     try:
         weights = network_weights(load_checkpoint(path)[0].state_dict())

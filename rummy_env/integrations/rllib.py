@@ -49,8 +49,8 @@ CONNECT_TIMEOUT_S = 5.0
 WORKER_NICENESS = "RAY_worker_niceness"
 """Ray's setting of its workers' niceness above the driver's (15 unless set)."""
 
-INHERITED = ("learning_rate", "gamma", "gae_lambda", "clip_coef", "ent_coef", "vf_coef", "max_grad_norm", "reward_scale",
-             "shaping_coef", "shaping_potential")
+INHERITED = ("learning_rate", "gamma", "gae_lambda", "clip_coef", "ent_coef", "vf_coef", "max_grad_norm",
+             "reward_scale", "shaping_coef", "shaping_potential")
 """Settings that ``--init`` takes from the checkpoint's trainer config (the same names) unless given."""
 
 
