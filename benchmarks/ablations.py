@@ -37,17 +37,6 @@ VARIANTS = {
                        ["--pool-self-fraction", "1.0"]),
     "wide-network": ("the card network twice as wide (channels 64, global summary 256)",
                      ["--channels", "64", "--global-size", "256"]),
-    "solver-plane": ("the card network also reads the solver plane (the cards the hand's best arrangement "
-                     "leaves outside melds)", ["--solver-plane", "true"]),
-    "search-targets": ("expert iteration: every update, the moves a search with the live policy "
-                       "prefers (16 worlds guessed from the observation, rollouts to the hand's end) as extra "
-                       "targets", ["--expert-every", "1", "--expert-search", "worlds=16,depth=0",
-                                   "--expert-worlds", "observation", "--expert-target", "move"]),
-    "true-world-search": ("expert iteration in the true worlds of training: every update, 64 positions "
-                          "searched with the true hands and the real opponent (16 stock orders, rollouts to the "
-                          "hand's end), learned by the policy gradient over the searched candidates",
-                          ["--expert-every", "1", "--expert-positions", "64", "--expert-buffer", "2048",
-                           "--expert-search", "worlds=16,candidates=3,depth=0,z=0.5"]),
 }
 DEFAULT_VARIANTS = ["defaults", "no-cloning", "no-shaping", "self-play-only", "wide-network"]
 
@@ -77,7 +66,7 @@ def train_command(arguments: argparse.Namespace, variant: str, seed: int) -> lis
             "--cpu-limit-minutes", str(arguments.cpu_minutes), "--total-steps", str(arguments.total_steps),
             "--num-workers", str(arguments.workers), "--eval-every", "1000000", "--eval-deals", "20",
             "--final-eval-deals", str(arguments.deals), "--eval-opponents", *opponents,
-            "--eval-search-deals", "0", "--final-eval-search-deals", "0", "--progress", "false",
+            "--final-eval-search-deals", "0", "--progress", "false",
             *arguments.extra, *VARIANTS[variant][1]]
 
 

@@ -28,7 +28,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.policy import build_network  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from agents.training.config import vector_backend  # noqa: E402
 from agents.training.rollout import Collector  # noqa: E402
 
 SLOTS = 64
@@ -56,7 +55,7 @@ def measure(game: str, players: int, teacher: str, decisions: int, seed: int = 1
     model = build_network(game, players, {"kind": "card"}).eval()
     collector = Collector(game, players, SLOTS, seed, model, reward_scale=0.01, gamma=0.995, shaping=False,
                           shaping_coef=1.0,
-                          backend=vector_backend({"game": game, "backend": "auto"}))
+                          backend="numba")
     timed = TimedTeacher(make_agent(teacher, game, players))
     collector.collect(SLOTS, timed)  # warm-up: compiled kernels, caches
     timed.asked, timed.cpu_seconds = 0, 0.0

@@ -13,9 +13,9 @@ Runs a few PPO updates (no cloning, no evaluation) and prints, per mode, the med
   them to itself;
 * where an update's time goes (collecting, learning).
 
-Two settings are timed alternately in the same process: ``default`` (the trainer's defaults: the
-card network's layout 2, 1 epoch, learning inside the collecting processes) and ``reference``
-(the earlier defaults: layout 1, 4 epochs), so their ratio holds on a noisy machine. ``--device
+Two settings are timed alternately in the same process: ``default`` (the trainer's defaults: 1
+epoch, learning inside the collecting processes) and ``reference`` (4 epochs, the earlier
+default), so their ratio holds on a noisy machine. ``--device
 cuda`` puts the learner on the GPU (the workers only collect; docs/training.md, "Data-parallel
 learning").
 """
@@ -38,11 +38,11 @@ from agents.training.trainer import train  # noqa: E402
 
 MODES = {
     "self-play": {"pool_self_fraction": 1.0},
-    "vs rule agent": {"pool_self_fraction": 0.0, "pool_rule_min": 1.0, "pool_random": False},
+    "vs rule agent": {"pool_self_fraction": 0.0, "pool_rule_min": 1.0},
 }
 SETTINGS = {
     "default": {},
-    "reference": {"card_layout": 1, "update_epochs": 4},
+    "reference": {"update_epochs": 4},
 }
 
 

@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 
 from agents.arena import run_cli as arena_cli  # noqa: E402
 from agents.policy import build_network, load_checkpoint, save_checkpoint  # noqa: E402
-from agents.training.rollout import Potential  # noqa: E402
+from rummy_env.shaping import Potential  # noqa: E402
 from rummy_env.encoding import num_actions, observation_size  # noqa: E402
 from rummy_apps.rllib import trainer as rllib  # noqa: E402
 from rummy_apps.rllib.trainer import RLlibSettings, RLlibSetupError, seat_module  # noqa: E402
@@ -33,7 +33,7 @@ SHORT = {"max_turns": 40}  # G9: hands of an untrained policy end at the turn ca
 
 def tiny(game: str, **changes) -> RLlibSettings:
     """One small PPO iteration against every kind of opponent."""
-    values = dict(game=game, iterations=1, num_env_runners=1, train_batch=96, minibatch=48, epochs=1,
+    values = dict(game=game, iterations=1, num_env_runners=1, train_batch=96, minibatch_size=48, update_epochs=1,
                   model={"hidden": [16], "activation": "relu"}, opponents=("self", "frozen", "rule"),
                   freeze_every=1, options=dict(SHORT))
     values.update(changes)
@@ -151,16 +151,16 @@ def card_checkpoint(path, game="indian", players=2, seed=0):
 
 def test_init_takes_the_network_game_and_ppo_settings_from_the_checkpoint(tmp_path):
     path = card_checkpoint(tmp_path / "best.pt", "basic", 3)
-    settings = RLlibSettings.from_checkpoint(path, entropy=0.01)
+    settings = RLlibSettings.from_checkpoint(path, ent_coef=0.01)
     assert (settings.game, settings.num_players, settings.init) == ("basic", 3, str(path))
     assert settings.model == {"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4}
-    assert (settings.lr, settings.gamma, settings.reward_scale) == (1e-4, 0.99, 0.02)
+    assert (settings.learning_rate, settings.gamma, settings.reward_scale) == (1e-4, 0.99, 0.02)
     assert (settings.shaping_coef, settings.shaping_potential) == (0.5, "payment")
-    assert settings.entropy == 0.01, "a setting given wins over the checkpoint's"
+    assert settings.ent_coef == 0.01, "a setting given wins over the checkpoint's"
     assert settings.check()["kind"] == "card"
-    args = rllib.build_parser().parse_args(["--init", str(path), "--lr", "5e-5"])
-    assert rllib.settings_from_args(args) == RLlibSettings.from_checkpoint(path, lr=5e-5, opponents=("self",),
-                                                                            options={})
+    args = rllib.build_parser().parse_args(["--init", str(path), "--learning-rate", "5e-5"])
+    assert rllib.settings_from_args(args) == RLlibSettings.from_checkpoint(path, learning_rate=5e-5,
+                                                                            opponents=("self",), options={})
 
 
 def test_minutes_alone_are_the_only_limit_and_iterations_still_cap_them(tmp_path):
@@ -281,12 +281,12 @@ def test_self_play_maps_one_seat_per_episode_to_the_learner_and_the_others_to_th
     ({"model": {"kind": "card", "hidden": [8]}}, "unknown key 'hidden' for kind 'card'"),
     ({"model": {"kind": "card", "layout": 3}}, "card network layout 3"),
     ({"model": {"kind": "card", "channels": 0}}, "channels=0"),
-    ({"lr": -1.0}, "lr=-1.0"),
+    ({"learning_rate": -1.0}, "learning_rate=-1.0"),
     ({"shaping_coef": float("nan")}, "shaping_coef=nan"),
     ({"shaping_potential": "luck"}, "shaping_potential='luck'"),
     ({"snapshots": 0}, "snapshots=0"),
     ({"opponents": ("self", "search")}, "opponents"),
-    ({"minibatch": 200, "train_batch": 100}, "minibatch=200"),
+    ({"minibatch_size": 200, "train_batch": 100}, "minibatch_size=200"),
     ({"num_players": 7}, "num_players"),
     ({"options": {"max_turns": 0}}, "max_turns"),
 ])
@@ -368,7 +368,8 @@ def test_a_run_from_a_checkpoint_starts_every_module_and_env_runner_from_its_wei
     weights; with a learning rate of 0 the policy written at the end is the checkpoint itself."""
     path = card_checkpoint(tmp_path / "best.pt")
     given = {k: v for k, v in tiny("indian").__dict__.items() if k != "init"}
-    settings = RLlibSettings.from_checkpoint(path, **{**given, "model": None, "game": None, "snapshots": 2, "lr": 0.0})
+    settings = RLlibSettings.from_checkpoint(path, **{**given, "model": None, "game": None, "snapshots": 2,
+                                                      "learning_rate": 0.0})
     algorithm = rllib.build_config(settings).build_algo()
     try:
         weights = network_weights(load_checkpoint(path)[0].state_dict())

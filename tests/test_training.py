@@ -17,12 +17,13 @@ from agents.base import Agent
 from agents.policy import CheckpointError, build_network, load_checkpoint, sample_actions
 from agents.training import trainer as trainer_module
 from agents.training.cli import main as cli_main
-from agents.training.config import ConfigError, TrainConfig, load_yaml, make_config, vector_backend
+from agents.training.config import ConfigError, TrainConfig, load_yaml, make_config
 from agents.training.ppo import advantages, masked_entropy, ppo_loss
-from agents.training.rollout import Collector, Potential, Rollout
+from agents.training.rollout import Collector
 from agents.training.trainer import train
 from rummy_env.encoding import observation_layout
 from rummy_env.ruleset import GAMES
+from rummy_env.shaping import Potential
 from rummy_env.vector import VectorGame
 
 # ----------------------------------------------------------------------------- PPO pieces
@@ -139,17 +140,6 @@ def test_numba_collection_matches_python(game, players):
     assert len(python.hands) > 10 and python.hands == numba.hands
 
 
-def test_config_backend():
-    """auto picks numba for every game; python stays the reference when asked for."""
-    assert vector_backend(make_config({"game": "indian"})) == "numba"
-    assert vector_backend(make_config({"game": "romi"})) == "numba"
-    assert vector_backend(make_config({"game": "basic"})) == "numba"
-    assert vector_backend(make_config({"game": "basic", "backend": "numba"})) == "numba"
-    assert vector_backend(make_config({"game": "indian", "backend": "python"})) == "python"
-    with pytest.raises(ConfigError, match="field 'backend'"):
-        make_config({"game": "basic", "backend": "jax"})
-
-
 def test_shaping_terms_add_up_to_the_potential_difference():
     """With γ = 1, a seat's shaping terms over a whole hand add up to Φ(end) − Φ(start) = −Φ(start)
     (Ng et al. 1999): the shaped and unshaped rewards of a chain differ by exactly that. Hands are
@@ -189,15 +179,14 @@ class _Writer:
         pass
 
 
-def _local_station(monkeypatch, config, teacher: Agent | None = None):
-    """The trainer's in-process station and learning for ``config`` (``num_workers`` 0), with
-    ``teacher`` standing in for whatever ``bc_teacher`` names."""
+def _local_workers(monkeypatch, config, teacher: Agent | None = None):
+    """The trainer's in-process station for ``config`` (``num_workers`` 0), with ``teacher``
+    standing in for whatever ``bc_teacher`` names."""
     from agents.training import workers
 
     if teacher is not None:
         monkeypatch.setattr(workers.Station, "_agent", lambda self, spec, seed: teacher)
-    stations = workers.Stations(trainer_module.to_dict(config), trainer_module.model_config(config))
-    return stations, workers.WorkerLearning(stations)
+    return workers.Workers(trainer_module.to_dict(config), trainer_module.model_config(config))
 
 
 @pytest.mark.slow
@@ -205,12 +194,12 @@ def _local_station(monkeypatch, config, teacher: Agent | None = None):
 def test_cloning_fits_a_planted_teacher(tmp_path, monkeypatch):
     """Cloning learns a simple teacher's rule well above chance on held-out decisions."""
     config = make_config({"run_dir": str(tmp_path), "bc_decisions": 3000, "bc_epochs": 12, "num_workers": 0,
-                          "num_envs": 16, "progress": False, "bc_learning_rate": 3e-3})
+                          "num_envs": 16, "progress": False})
     run = trainer_module.Run(config, tmp_path)
-    stations, learning = _local_station(monkeypatch, config, HighestLegal("indian", 2))
-    learning.load(run.model.state_dict(), None)
-    report = trainer_module.clone_teacher(run, learning, stations, _Writer(), lambda *_: None,
-                                          trainer_module._progress_factory(False))
+    workers = _local_workers(monkeypatch, config, HighestLegal("indian", 2))
+    workers.set_state(run.model.state_dict(), None)
+    report = trainer_module.clone_teacher(run, workers, workers, None, _Writer(), lambda *_: None,
+                                          trainer_module.progress_factory(False))
     assert report["accuracy"] >= 0.9, report
     assert report["accuracy_discard"] >= 0.8, report
 
@@ -256,31 +245,6 @@ def test_teacher_is_asked_only_for_recorded_decisions(backend):
         assert all(not collector.venv.state(i).history for i in range(8))  # every slot at a fresh deal
 
 
-def test_dagger_plays_the_network_and_records_the_teacher():
-    """``learner_share`` 1 (DAgger): every move played is the network's greedy move, every move
-    recorded is the teacher's in that same position; share 0 is plain cloning, bit for bit."""
-    teacher = HighestLegal("indian", 2)
-    collector = _collector("indian", max_turns=60)
-    played = []
-    step = collector.venv.step
-
-    def spy(actions):
-        if len(played) < 6:
-            played.append((collector.venv.observations.copy(), collector.venv.action_masks.copy(), actions.copy()))
-        step(actions)
-
-    collector.venv.step = spy
-    data = collector.collect(400, teacher, learner_share=1.0)
-    for observations, masks, actions in played:
-        with torch.no_grad():
-            greedy = collector.model(torch.from_numpy(observations), torch.from_numpy(masks))[0].argmax(-1).numpy()
-        np.testing.assert_array_equal(actions, greedy)
-    labels = [int(np.flatnonzero(mask)[-1]) for mask in data.masks]
-    assert data.actions.tolist() == labels
-    assert data.done[data.next_index < 0].all()  # hands still played to their end
-    assert any((actions != [np.flatnonzero(m)[-1] for m in masks]).any() for _, masks, actions in played)
-
-
 def test_the_first_hands_after_a_reseed_follow_the_pool():
     """The hands dealt right after a (re)seed are against the configured mix, not all self-play:
     with pool_self_fraction 0.2, about a fifth of 400 slots (binomial sd 2 points) play themselves."""
@@ -288,7 +252,7 @@ def test_the_first_hands_after_a_reseed_follow_the_pool():
 
     config = trainer_module.to_dict(make_config({"num_envs": 400, "num_workers": 0}))
     station = Station(config, {"kind": "mlp", "hidden": [8]}, 0)
-    pool = trainer_module.OpponentPool(0.2, 0.4, True, 4, 2.0)
+    pool = trainer_module.OpponentPool(0.2, 0.4, 4)
     names, probs = pool.probabilities()
     station.pool_update(names, [float(p) for p in probs], {})
     for seed in (1, 2):
@@ -304,22 +268,22 @@ def test_fixed_pool_opponents_are_dealt_and_resume_with_their_records():
     it was configured resumes with it fresh."""
     from agents.training.workers import Station
 
-    pool = trainer_module.OpponentPool(0.0, 0.0, False, 4, 2.0, ("rule:hold_until=3",))
+    pool = trainer_module.OpponentPool(0.0, 0.0, 4, ("rule:hold_until=3",))
     names, probs = pool.probabilities()
-    assert names == ["self", "rule", "rule:hold_until=3"] and probs[2] == pytest.approx(0.5)
+    assert names == ["self", "rule", "random", "rule:hold_until=3"] and probs[3] == pytest.approx(1 / 3)
     pool.record("rule:hold_until=3", 0.0)
-    assert pool.win_rate["rule:hold_until=3"] < 0.5 and pool.probabilities()[1][2] > 0.5
+    assert pool.win_rate["rule:hold_until=3"] < 0.5 and pool.probabilities()[1][3] > 1 / 3
     config = trainer_module.to_dict(make_config({"game": "basic", "num_envs": 200, "num_workers": 0,
                                                  "pool_opponents": ["rule:hold_until=3"]}))
     station = Station(config, {"kind": "mlp", "hidden": [8]}, 0)
     station.pool_update(names, [float(p) for p in pool.probabilities()[1]], {})
     station.reseed(1)
-    assert station.collector.opponent.count("rule:hold_until=3") > 200 * 0.4
+    assert station.collector.opponent.count("rule:hold_until=3") > 200 * 0.25
     assert station.collector.opponents["rule:hold_until=3"].hold_until == 3
-    old = trainer_module.OpponentPool(0.0, 0.0, False, 4, 2.0)
+    old = trainer_module.OpponentPool(0.0, 0.0, 4)
     old.add_snapshot("snapshot-5")
     pool.load_state(old.state())
-    assert pool.opponents == ["rule", "rule:hold_until=3", "snapshot-5"]
+    assert pool.opponents == ["rule", "random", "rule:hold_until=3", "snapshot-5"]
     assert pool.win_rate["rule:hold_until=3"] == 0.5 and pool.elo["rule:hold_until=3"] == 1000.0
 
 
@@ -353,7 +317,7 @@ def test_the_progress_bar_ends_at_the_decisions_the_run_makes():
 def test_turn_share_weighs_a_self_play_hand_by_its_learner_seats():
     """At a table of 4, a self-play hand gives the learner every seat's turns: one self-play hand
     and one hand against the rule agent of the same length are 4/5 and 1/5 of its turns."""
-    pool = trainer_module.OpponentPool(0.2, 0.4, True, 4, 2.0)
+    pool = trainer_module.OpponentPool(0.2, 0.4, 4)
     hands = [("self", (0, 1, 2, 3), "win", 2, [0.0, 0.0, 10.0, -10.0], 40),
              ("rule", (1,), "win", 1, [-5.0, 5.0, 0.0, 0.0], 40),
              ("random", (3,), "stalemate", None, [0.0] * 4, 0)]
@@ -361,36 +325,6 @@ def test_turn_share_weighs_a_self_play_hand_by_its_learner_seats():
     assert stats["train/turn_share/self"] == pytest.approx(0.8)
     assert stats["train/turn_share/rule"] == pytest.approx(0.2)
     assert stats["train/turn_share/random"] == 0.0
-
-
-def test_mixed_tables_share_the_seats_between_the_learner_and_its_opponent():
-    """``pool_shared_seats``: against a pool opponent each other seat is the learner's too with that
-    chance, one seat always stays the opponent's, and the learner's decisions come from every seat
-    it holds; at 0 a hand against an opponent has exactly one learner seat."""
-    from agents.registry import make_agent
-
-    for shared, low, high in ((0.0, 1.0, 1.0), (0.5, 1.6, 2.4)):
-        collector = _collector("basic", 4, shared_seats=shared)
-        collector.set_pool(["rule"], [1.0], {"rule": make_agent("rule", "basic", 4)})
-        counts = []
-        for _ in range(100):
-            for i in range(collector.venv.num_envs):
-                collector._deal_opponent(i)
-                counts.append(int(collector.learner[i].sum()))
-        # 1 + 3 * 0.5 learner seats, less the all-learner draws (1 in 8, 4 -> 3): 2.375 on average
-        assert min(counts) >= 1 and max(counts) <= 3 and low <= np.mean(counts) <= high, np.mean(counts)
-        rollout = collector.collect(2000)
-        assert all(hand[0] == "rule" for hand in rollout.hands)
-        assert {len(hand[1]) for hand in rollout.hands} == ({1} if shared == 0 else {1, 2, 3})
-
-
-def test_a_mixed_table_hand_is_won_when_any_learner_seat_wins():
-    pool = trainer_module.OpponentPool(0.0, 1.0, False, 4, 2.0)
-    hands = [("rule", (0, 2), "win", 2, [-4.0, -6.0, 10.0, 0.0], 30),
-             ("rule", (1, 3), "win", 0, [12.0, -2.0, -6.0, -4.0], 30)]
-    stats, counts = trainer_module.hand_statistics(hands, pool)
-    assert counts["rule"] == (1, 2) and stats["train/win_rate/rule"] == 0.5
-    assert stats["train/points_per_hand/rule"] == pytest.approx((3.0 + -3.0) / 2)
 
 
 def test_an_opponent_leaving_the_pool_finishes_its_hands():
@@ -461,7 +395,7 @@ def test_best_pt_is_confirmed_on_the_final_deals(tmp_path, monkeypatch, replayed
                    {"final": False, "learner_steps": 200, "panel_score": 9.0}]
     run = SimpleNamespace(config=config, run_dir=tmp_path, evaluations=evaluations, best_score=9.0, stand_ins={})
     final = {"random": {"points": 80.0}, "rule": {"points": 2.0}, "search": {"points": -50.0}}
-    best = trainer_module._confirm_best(run, final, lambda *_: None, trainer_module._progress_factory(False))
+    best = trainer_module._confirm_best(run, final, lambda *_: None, trainer_module.progress_factory(False))
     assert calls == [(str(tmp_path / "best.pt"), ["rule"], 7, 4 + 10_000, 0)]
     assert best["kept"] == kept and best["final_panel_score"] == 2.0
     assert (tmp_path / "best.pt").read_bytes() == (b"candidate" if kept == "evaluation" else b"final")
@@ -493,7 +427,7 @@ def test_evaluations_share_deals_and_the_final_one_plays_others(tmp_path, monkey
     run = SimpleNamespace(config=config, run_dir=tmp_path, evaluations=[], best_score=-math.inf,
                           learner_steps=0, save=save, stand_ins={})
     writer = SimpleNamespace(add_scalar=lambda *_: None)
-    progress = trainer_module._progress_factory(False)
+    progress = trainer_module.progress_factory(False)
     for final in (False, False, True):
         trainer_module._evaluate(run, writer, 3, 0, lambda *_: None, progress, final=final)
     assert seeds[0] == seeds[1] == 4 and seeds[2] != 4
@@ -528,7 +462,7 @@ def test_a_run_plays_the_shipped_policy_it_started_with(tmp_path, monkeypatch):
     assert resumed.stand_ins == run.stand_ins and copy.read_bytes() == installed.read_bytes()
     path = resumed.save("evaluated.pt", with_state=False)
     results = trainer_module._play_panel(resumed, path, ["pretrained:indian"], 2, 0, 0,
-                                         trainer_module._progress_factory(False)(total=1))
+                                         trainer_module.progress_factory(False)(total=1))
     assert list(results) == ["pretrained:indian"] and results["pretrained:indian"]["hands"] == 4
 
 
@@ -550,7 +484,7 @@ def test_without_an_evaluation_best_pt_is_the_final_policy(tmp_path):
     (tmp_path / "final.pt").write_bytes(b"final")
     run = SimpleNamespace(config=make_config({}), run_dir=tmp_path, evaluations=[], best_score=-math.inf)
     best = trainer_module._confirm_best(run, {"rule": {"points": 3.0}}, lambda *_: None,
-                                        trainer_module._progress_factory(False))
+                                        trainer_module.progress_factory(False))
     assert best == {"kept": "final", "panel_score": 3.0, "final_panel_score": 3.0}
     assert (tmp_path / "best.pt").read_bytes() == b"final"
 
@@ -573,37 +507,6 @@ def test_a_revealed_rollout_keeps_what_the_learner_saw():
     assert 0.4 < revealed < 0.6, revealed
 
 
-@pytest.mark.parametrize(("game", "players"), [("indian", 2), ("indian", 6), ("romi", 3)])
-def test_card_by_card_reveal_shows_each_hidden_card_with_the_share(game, players):
-    """``oracle_reveal: card``: the known rows of the other seats lie between what is known and
-    the whole hand, every decision sees a part of them, and over many rows about ``share`` of the
-    hidden cards show; a share of 1 is the whole hand, 0 the plain observation. Counts go to 2
-    (I1, R1: two decks), so a pair of copies may show one of them."""
-    collector = _collector(game, players, backend="numba", oracle_reveal="card")
-    collector.collect(300)
-    venv = collector.venv
-    rows = np.repeat(np.arange(venv.num_envs), 40)
-    seats = venv.to_act[rows]
-    plain = venv.observations[rows].copy()
-    others = collector.others_known
-    whole = collector.hidden_hands.read(venv, rows, seats)
-    for share, expected in ((0.0, plain[:, others]), (1.0, whole)):
-        seen = plain.copy()
-        collector.reveal(seen, rows, seats, share)
-        assert np.array_equal(seen[:, others], expected)
-    seen = plain.copy()
-    collector.reveal(seen, rows, seats, 0.3)
-    outside = np.ones(plain.shape[1], bool)
-    outside[others] = False
-    assert np.array_equal(seen[:, outside], plain[:, outside])
-    assert (seen[:, others] >= plain[:, others]).all() and (seen[:, others] <= whole).all()
-    hidden = (whole - plain[:, others]).sum()
-    shown = (seen[:, others] - plain[:, others]).sum() / hidden
-    assert 0.25 < shown < 0.35, shown
-    partly = (seen[:, others] != plain[:, others]).any(axis=1) & (seen[:, others] != whole).any(axis=1)
-    assert partly.mean() > 0.9  # a part of the hands, not all or nothing
-
-
 def test_value_warmup_leaves_every_policy_output_unchanged():
     """A warm-up update trains the value head alone: logits bit for bit the same, values moved."""
     from agents.training.learner import Learner
@@ -616,13 +519,15 @@ def test_value_warmup_leaves_every_policy_output_unchanged():
     obs, masks = torch.from_numpy(rollout.observations[:64]), torch.from_numpy(rollout.masks[:64])
     with torch.no_grad():
         logits_before, values_before = collector.model(obs, masks)
-    learner.ppo_update(rollout, settings)
+    learner.rollout = rollout
+    learner.ppo_update(settings)
     with torch.no_grad():
         logits_after, values_after = collector.model(obs, masks)
     assert torch.equal(logits_before, logits_after)
     assert not torch.equal(values_before, values_after)
     settings.value_only = False
-    learner.ppo_update(rollout, settings)
+    learner.rollout = rollout
+    learner.ppo_update(settings)
     with torch.no_grad():
         assert not torch.equal(collector.model(obs, masks)[0], logits_before)  # a real update does move it
 
@@ -644,7 +549,9 @@ def test_minibatches_are_near_equal():
     settings = trainer_module.ppo_settings(make_config({"value_warmup_updates": 0, "minibatch_size": 300,
                                                         "rollout_size": 1000, "update_epochs": 1,
                                                         "target_kl": 0.0}), 0, 10)
-    Learner(collector.model, 1e-3).ppo_update(rollout, settings)
+    learner = Learner(collector.model, 1e-3)
+    learner.rollout = rollout
+    learner.ppo_update(settings)
     assert len(sizes) == 4 and max(sizes) - min(sizes) <= 1 and sum(sizes) == len(rollout)
 
 
@@ -676,7 +583,8 @@ def test_short_run_writes_logs_checkpoints_and_curves(game, players, tmp_path):
                 "eval/rule/win_rate", "eval/random/points", "clone/accuracy", "pool/elo/rule"):
         assert tag in scalars, tag
     assert len(scalars["losses/policy_loss"]) == 4
-    for name in ("checkpoint.pt", "best.pt", "final.pt", "config.yaml", "results.json", "learning_curves.png"):
+    for name in ("checkpoint.pt", "best.pt", "final.pt", "config.yaml", "results.json", "learning_curves.png",
+                 "README.txt"):
         assert (run_dir / name).is_file(), name
     model, meta = load_checkpoint(run_dir / "best.pt", game, players)
     assert meta["model"]["kind"] == "card" and meta["version"] == 2
@@ -738,9 +646,9 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
     assert _losses(first) == _losses(again) and len(_losses(first)) == 4
 
     interrupted = tmp_path / "interrupted"
-    from agents.training.workers import WorkerLearning
+    from agents.training.workers import Station
 
-    original = WorkerLearning.update
+    original = Station.ppo_update
     calls = []
 
     def stop_on_third(*args, **kwargs):
@@ -749,10 +657,10 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
             raise KeyboardInterrupt
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(WorkerLearning, "update", stop_on_third)
+    monkeypatch.setattr(Station, "ppo_update", stop_on_third)
     with pytest.raises(KeyboardInterrupt):
         train(make_config(settings | {"run_dir": str(interrupted)}), log=lambda *_: None)
-    monkeypatch.setattr(WorkerLearning, "update", original)
+    monkeypatch.setattr(Station, "ppo_update", original)
     assert len(_losses(interrupted)) == 2
     assert cli_main(["--resume", str(interrupted)]) == 0
     assert _losses(interrupted) == _losses(first)
@@ -777,17 +685,14 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
      r"field 'pool_max_snapshots' \(3\) is more"),
     ({"minibatch_size": 8, "rollout_size": 64, "num_workers": 9}, r"field 'minibatch_size' \(8\) is smaller"),
     ({"device": "tpu"}, r"field 'device': 'tpu': expected one of auto, cpu, cuda"),
-    ({"card_layout": 3}, r"field 'card_layout': 3: expected one of 1, 2"),
     ({"pool_opponents": ["rule"]}, r"field 'pool_opponents': 'rule' is in the pool already"),
     ({"pool_opponents": ["random"]}, r"field 'pool_opponents': 'random' is in the pool already"),
     ({"game": "basic", "pool_opponents": ["rule:hold_until=3", "rule:hold_until=3"]},
      r"field 'pool_opponents': 'rule:hold_until=3' is in the pool already"),
     ({"pool_opponents": ["alien"]}, r"field 'pool_opponents': unknown agent spec 'alien'"),
-    ({"pool_shared_seats": 0.5}, r"field 'pool_shared_seats' \(0.5\) needs a table of 3 or more \('num_players' is 2"),
-    ({"oracle_decisions": 1000, "expert_every": 5}, r"field 'oracle_decisions' \(1000\) cannot go with 'expert_every'"),
-    ({"num_players": 4, "pool_shared_seats": 1.0}, r"field 'pool_shared_seats': 1.0 is out of range: expected <= 0.95"),
-    ({"oracle_reveal": "card"}, r"field 'oracle_reveal' \('card'\) needs oracle guiding: 'oracle_decisions' is 0"),
-    ({"oracle_decisions": 10, "oracle_reveal": "hand"}, r"oracle_reveal"),
+    ({"mlp_hidden": [64, 0]}, r"field 'mlp_hidden': \[64, 0\]: every layer size must be >= 1"),
+    ({"eval_opponents": "rule"}, r"field 'eval_opponents': 'rule' is not a list of str"),
+    ({"card_layout": 2}, r"unknown field 'card_layout'"),
 ])
 def test_config_errors_name_the_field(values, message):
     with pytest.raises(ConfigError, match=message):
@@ -808,7 +713,7 @@ def test_a_snapshot_leaving_mid_hand_does_not_stop_the_run(tmp_path):
     collection across 8 slots), and the run completes."""
     settings = TINY | {"total_steps": 256 * 9, "rollout_size": 256, "minibatch_size": 64, "checkpoint_every": 3,
                        "pool_snapshot_every": 2, "pool_max_snapshots": 1, "pool_self_fraction": 0.0,
-                       "pool_rule_min": 0.0, "pool_random": False, "bc_warm_start": False, "eval_every": 0,
+                       "pool_rule_min": 1.0, "bc_warm_start": False, "eval_every": 0,
                        "run_dir": str(tmp_path / "run")}
     results = train(make_config(settings), log=lambda *_: None)
     assert results["updates"] == 9
@@ -825,18 +730,17 @@ def test_two_learning_processes_stay_identical_and_reproducible(tmp_path):
     settings = TINY | {"num_workers": 2, "bc_warm_start": False, "eval_every": 0, "total_steps": 1024,
                        "value_warmup_updates": 0}
     config = make_config(settings | {"run_dir": str(tmp_path / "a")})
-    stations = workers.Stations(trainer_module.to_dict(config), trainer_module.model_config(config))
+    both = workers.Workers(trainer_module.to_dict(config), trainer_module.model_config(config))
     try:
-        learning = workers.WorkerLearning(stations)
-        learning.load(trainer_module.Run(config, tmp_path / "a").model.state_dict(), None)
-        stations.reseed(1)
-        learning.collect(512)
-        learning.update(trainer_module.ppo_settings(config, 0, 2))
-        replicas = stations._all("get_state")
+        both.set_state(trainer_module.Run(config, tmp_path / "a").model.state_dict(), None)
+        both.reseed(1)
+        both.collect(256)
+        both.ppo_update(trainer_module.ppo_settings(config, 0, 2))
+        replicas = both.get_state()
         for name, tensor in replicas[0]["model"].items():
             assert torch.equal(tensor, replicas[1]["model"][name]), name
     finally:
-        stations.close()
+        both.close()
     train(make_config(settings | {"run_dir": str(tmp_path / "b")}), log=lambda *_: None)
     train(make_config(settings | {"run_dir": str(tmp_path / "c")}), log=lambda *_: None)
     assert _losses(tmp_path / "b") == _losses(tmp_path / "c")
@@ -896,41 +800,12 @@ def test_checkpoint_with_nan_weights_is_refused(tmp_path):
         load_checkpoint(path)
 
 
-CONFIGS = sorted((Path(__file__).parent.parent / "configs").glob("*.yaml"))
-
-
-@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
-def test_every_config_file_loads_with_every_field_commented(path):
-    lines = path.read_text().splitlines()
-    values = load_yaml(path)
-    config = make_config(values, f"config file {path.name}")  # every key a field, every value in range
-    assert config.game in path.name
-    defaults = trainer_module.to_dict(TrainConfig())
-    same = [k for k, v in values.items() if k not in ("game", "num_players") and v == defaults[k]]
-    assert not same, f"{path.name} repeats defaults: {same}"
-    for index, line in enumerate(lines):
-        if line and not line.startswith("#"):
-            assert lines[index - 1].startswith("# "), f"{path.name}: {line!r} has no comment"
-
-
-def test_the_configs_cover_every_game_a_long_run_and_the_full_table():
-    from rummy_env.games import game_spec
-
-    names = {p.name for p in CONFIGS}
-    for game in ("indian", "basic", "romi"):
-        largest = game_spec(game).players[1]
-        assert {f"{game}.yaml", f"{game}-long.yaml", f"{game}-{largest}p.yaml", f"{game}-{largest}p-long.yaml"} <= names
-        long_config = load_yaml(Path(__file__).parent.parent / "configs" / f"{game}-{largest}p-long.yaml")
-        assert long_config["num_players"] == largest
-
-
 @pytest.mark.parametrize("game", ["basic", "romi", "indian"])
 def test_payment_potential_is_what_the_seat_would_pay(game):
     """shaping_potential=payment reads from the observation exactly what the seat to act would pay
     if another player went out now: B5 every card in hand; R7 every card, or 80 before its first
     meld; Indian the I7 penalty, as the deadwood potential. Checked against the engine's state."""
     from rummy_env.games import game_spec
-    from rummy_env.vector import VectorGame
 
     venv = VectorGame(game, 4, 2, seed=3)
     venv.reset(3)
@@ -960,7 +835,6 @@ def test_batched_potential_equals_the_solver_row_by_row(game):
     """The deadwood potential of a batch (one batched solver call for the hands not yet seen)
     is the exact solver's answer for each row (I7, B5, R7), memoised or not."""
     from rummy_env.ruleset import make_ruleset
-    from rummy_env.vector import VectorGame
 
     venv = VectorGame(game, 8, 2, seed=5)
     venv.reset(5)
@@ -976,196 +850,13 @@ def test_batched_potential_equals_the_solver_row_by_row(game):
         venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks]))
 
 
-# ----------------------------------------------------------------------------- expert iteration
-
-
-class _PlantedSearch:
-    """A stand-in for the policy search: every position searched, the highest legal action chosen."""
-
-    from agents.policy_search import SearchBudget
-
-    budget = SearchBudget(confidence=1.0)
-
-    @staticmethod
-    def policy(observations, masks):
-        legal = (np.asarray(masks) != 0).astype(np.float32)
-        return legal / legal.sum(axis=1, keepdims=True), np.zeros(len(masks), np.float32)
-
-    def search(self, observations, masks, seeds):
-        from agents.policy_search import SearchResult
-
-        rows = len(masks)
-        chosen = np.array([np.flatnonzero(m)[-1] for m in masks], np.int64)
-        first = np.array([np.flatnonzero(m)[0] for m in masks], np.int64)
-        values = np.stack([np.zeros(rows), np.ones(rows)], axis=1)
-        return SearchResult(chosen, first, np.ones(rows, bool), np.stack([first, chosen], axis=1),
-                            np.full((rows, 2), 0.5, np.float32), values, np.zeros((rows, 2)))
-
-    def search_states(self, observations, masks, states, seats, actors, seeds):
-        assert len(states) == len(seats) == len(actors) == len(masks)
-        return self.search(observations, masks, seeds)
-
-
-def _highest_action_log_prob_after_search_updates(monkeypatch, expert_coef: float,
-                                                  worlds: str = "true") -> tuple[float, float]:
-    """Mean log-probability of the highest legal action on one fixed rollout, before and after six
-    updates whose searched targets (planted) always name that action."""
-    from agents.training import workers
-
-    monkeypatch.setattr(workers, "expert_search", lambda config, model: _PlantedSearch())
-    config = make_config({"num_workers": 0, "num_envs": 16, "rollout_size": 512, "minibatch_size": 128,
-                          "channels": 8, "global_size": 16, "expert_every": 1, "expert_positions": 256,
-                          "expert_coef": expert_coef, "learning_rate": 3e-3, "value_warmup_updates": 0,
-                          "pool_self_fraction": 1.0, "shaping": False, "expert_worlds": worlds})
-    torch.manual_seed(0)
-    station = workers.Station(trainer_module.to_dict(config), trainer_module.model_config(config), 0)
-    station.reseed(1)
-    station.collect(512)
-    observations = torch.from_numpy(station.rollout.observations.copy())
-    masks = torch.from_numpy(station.rollout.masks.copy())
-    highest = torch.tensor([int(np.flatnonzero(m)[-1]) for m in station.rollout.masks])
-    choice = (masks != 0).sum(dim=1) > 1
-
-    def highest_log_prob() -> float:
-        with torch.no_grad():
-            logits, _ = station.model(observations, masks)
-        chosen = torch.log_softmax(logits, dim=1).gather(1, highest[:, None])[:, 0]
-        return float(chosen[choice].mean())
-
-    before = highest_log_prob()
-    for update in range(6):
-        if update:
-            station.collect(512)
-        found = station.search_targets(256, update)
-        assert found[0] > 0 and len(station.targets) <= config.expert_buffer
-        stats = station.update(trainer_module.ppo_settings(config, update, 100))
-        assert (stats["expert_loss"] != 0) == (expert_coef > 0)
-    return before, highest_log_prob()
-
-
-@pytest.mark.parametrize("worlds", ["true", "observation"])
-def test_expert_iteration_moves_the_policy_towards_the_searched_moves(monkeypatch, worlds):
-    """The searched moves are learned: with a planted search that always prefers the highest legal
-    action, six updates raise that action's log-probability far more than the same updates without
-    the searched targets (expert_coef 0) do, whichever worlds the search plays in."""
-    before, after = _highest_action_log_prob_after_search_updates(monkeypatch, 5.0, worlds)
-    control_before, control_after = _highest_action_log_prob_after_search_updates(monkeypatch, 0.0, worlds)
-    assert before == pytest.approx(control_before)
-    assert after - before > (control_after - control_before) + 0.2, (before, after, control_before, control_after)
-
-
-@pytest.mark.parametrize("game", ["indian", "romi"])
-def test_captured_decisions_hold_the_true_state_they_were_made_in(game):
-    """With capture_rate > 0 some learner decisions keep their hand's true state: loaded into the
-    engine it shows the learner the very observation and mask recorded, the learner's seat is the
-    one to act and the opponent holds the other seats. Capturing draws from its own generator, so
-    the hands and moves are those of a run without it."""
-    from agents.registry import make_agent
-
-    def collect(rate):
-        collector = _collector(game, backend="numba")
-        collector.capture_rate = rate
-        collector.set_pool(["self", "rule", "random"], [0.3, 0.4, 0.3], {"rule": make_agent("rule", game, 2),
-                                                                        "random": make_agent("random", game, 2)})
-        return collector.collect(600)
-
-    plain, captured = collect(0.0), collect(0.5)
-    assert not plain.captures and len(captured.captures) > 20
-    np.testing.assert_array_equal(plain.actions, captured.actions)
-    np.testing.assert_array_equal(plain.observations, captured.observations)
-    probe = VectorGame(game, 1, 2, backend="numba")
-    for capture in captured.captures:
-        assert capture.opponent != "random"
-        assert capture.state.current == capture.seat
-        assert capture.opponent_seats == (() if capture.opponent == "self" else (1 - capture.seat,))
-        probe.load(0, capture.state)
-        np.testing.assert_array_equal(probe.observations[0], captured.observations[capture.index])
-        np.testing.assert_array_equal(probe.action_masks[0], captured.masks[capture.index])
-        assert (captured.masks[capture.index] != 0).sum() > 1
-    joined = Rollout.concatenate([plain, captured])
-    assert [c.index - len(plain) for c in joined.captures] == [c.index for c in captured.captures]
-
-
-def test_the_true_worlds_keep_every_hand_and_reshuffle_only_the_stock():
-    """true_worlds: every hand, the pile and what each seat knows stay as they are; the stock holds
-    the same cards in another order in each world (its order is what no seat has seen)."""
-    from agents.policy_search import true_worlds
-
-    venv = VectorGame("indian", 1, 2, seed=4, backend="numba")
-    venv.reset(4)
-    for _ in range(40):
-        venv.step(np.array([np.flatnonzero(venv.action_masks[0])[0]]))
-    state = venv.state(0)
-    worlds = true_worlds(state, 6, seed=11)
-    orders = {tuple(w.stock) for w in worlds}
-    assert len(orders) == 6 and tuple(state.stock) not in orders
-    probe = VectorGame("indian", 1, 2, backend="numba")
-    for world in worlds:
-        assert world.hands == state.hands and world.discard == state.discard and world.known == state.known
-        assert sorted(world.stock) == sorted(state.stock)
-        probe.load(0, world)
-        for seat in range(2):
-            np.testing.assert_array_equal(probe.observe(0, seat), venv.observe(0, seat))
-    assert [w.stock for w in true_worlds(state, 6, seed=11)] == [w.stock for w in worlds]
-
-
-def test_the_gain_loss_moves_probability_to_the_better_searched_candidates():
-    """gain_loss: minus the sum of pi(a) (value(a) - mean value) over the searched candidates (-1:
-    none), over the scale; its gradient raises the better candidate's logit and lowers the worse."""
-    from agents.training.learner import gain_loss
-
-    logits = torch.zeros(2, 5, requires_grad=True)
-    candidates = torch.tensor([[0, 1, 2], [3, 4, -1]])
-    values = torch.tensor([[10.0, 0.0, -10.0], [0.0, 6.0, float("nan")]])
-    loss = gain_loss(logits, candidates, values, 2.0)
-    expected = -((0.2 * 10 + 0.2 * 0 + 0.2 * -10) / 2 + (0.2 * -3 + 0.2 * 3) / 2) / 2
-    assert float(loss.detach()) == pytest.approx(expected, abs=1e-6)
-    loss.backward()
-    grad = logits.grad
-    assert grad[0, 0] < 0 < grad[0, 2] and grad[1, 4] < 0 < grad[1, 3]  # descent raises the better ones
-    assert torch.isfinite(grad).all()
-
-
-def test_search_targets_keep_the_newest():
-    from agents.training.workers import SearchTargets
-
-    targets = SearchTargets(5)
-    for start in (0, 3, 6):
-        rows = np.arange(start, start + 3)
-        targets.add(rows[:, None].astype(np.float32), np.ones((3, 2), np.int8), rows)
-    assert targets.actions.tolist() == [4, 5, 6, 7, 8] and targets.observations[:, 0].tolist() == [4, 5, 6, 7, 8]
-
-
-def test_dagger_rounds_add_to_the_cloning_data(tmp_path):
-    """Two DAgger rounds after cloning: the report counts every recorded decision, the held-out
-    agreement is logged for each round's epochs, and DAgger without cloning is refused."""
-    config = make_config(TINY | {"bc_decisions": 400, "bc_dagger_rounds": 2, "bc_dagger_decisions": 300,
-                                 "total_steps": 512, "eval_every": 0, "run_dir": str(tmp_path)})
-    results = train(config, log=lambda *_: None)
-    assert results["clone"]["decisions"] >= 400 + 2 * 300
-    assert len(_scalars(tmp_path)["clone/accuracy"]) == 3 * config.bc_epochs
-    with pytest.raises(ConfigError, match=r"field 'bc_dagger_rounds' \(1\) needs a clone to play"):
-        make_config({"bc_dagger_rounds": 1, "bc_warm_start": False})
-
-
-def test_a_bad_expert_search_names_the_field():
-    with pytest.raises(ConfigError, match=r"field 'expert_search': .*unknown setting 'wrlds=4'"):
-        make_config({"expert_search": "wrlds=4"})
-    with pytest.raises(ConfigError, match=r"field 'expert_search': .*candidates=1: expected an int >= 2"):
-        make_config({"expert_search": "candidates=1"})
-
-
 def test_a_central_learner_learns_what_the_collecting_process_learns(tmp_path, monkeypatch):
     """The GPU path (``--device cuda``: rollouts sent to a learner in the training process), run here
     on the CPU, gives the very losses of the default path (the learner in the collecting process)."""
-    from agents.training.workers import CentralLearning
-
-    settings = TINY | {"bc_decisions": 600, "eval_every": 0, "expert_every": 1, "expert_positions": 32,
-                       "expert_search": "worlds=2,candidates=2,depth=1", "bc_dagger_rounds": 1,
-                       "bc_dagger_decisions": 300}  # DAgger plays the clone: sent to the collectors first
+    settings = TINY | {"bc_decisions": 600, "eval_every": 0, "oracle_decisions": 1024}
     train(make_config(settings | {"run_dir": str(tmp_path / "workers")}), log=lambda *_: None)
-    monkeypatch.setattr(trainer_module, "make_learning",
-                        lambda stations, model, config, device: CentralLearning(stations, model, config, device))
+    monkeypatch.setattr(trainer_module, "central_learner",
+                        lambda config, device: trainer_module.learner_here(config, "cpu"))
     train(make_config(settings | {"run_dir": str(tmp_path / "central")}), log=lambda *_: None)
     assert _losses(tmp_path / "central") == _losses(tmp_path / "workers")
 
@@ -1275,8 +966,8 @@ def _one_worker_stations(tmp_path):
     from agents.training import workers
 
     config = make_config(TINY | {"num_workers": 1, "bc_warm_start": False, "run_dir": str(tmp_path)})
-    stations = workers.Stations(trainer_module.to_dict(config), trainer_module.model_config(config))
-    workers.WorkerLearning(stations).load(trainer_module.Run(config, tmp_path).model.state_dict(), None)
+    stations = workers.Workers(trainer_module.to_dict(config), trainer_module.model_config(config))
+    stations.set_state(trainer_module.Run(config, tmp_path).model.state_dict(), None)
     stations.reseed(1)
     return stations
 
@@ -1302,9 +993,9 @@ def test_a_call_cut_short_by_ctrl_c_leaves_no_stale_reply(tmp_path, monkeypatch)
         _ctrl_c_in_the_next_wait(monkeypatch)
         with pytest.raises(KeyboardInterrupt):
             stations.collect(64)  # its reply (a summary of the hands) is left unread
-        state = stations.get_state(optimizer=True)
+        state = stations.get_state(True)[0]
         assert isinstance(state, dict) and "model" in state
-        assert stations.collect(64).decisions >= 64  # and the calls after it pair up again
+        assert stations.collect(64)[0].decisions >= 64  # and the calls after it pair up again
     finally:
         stations.close()
 
@@ -1334,7 +1025,7 @@ def test_ctrl_c_just_after_a_reply_is_read_waits_until_it_is_noted_read(tmp_path
             with pytest.raises(KeyboardInterrupt):
                 stations.reseed(2)
         answer = {}
-        asking = threading.Thread(target=lambda: answer.update(state=stations.get_state()), daemon=True)
+        asking = threading.Thread(target=lambda: answer.update(state=stations.get_state()[0]), daemon=True)
         asking.start()
         asking.join(timeout=30)
         assert not asking.is_alive(), "the trainer waits for a reply it has already read"
@@ -1405,3 +1096,126 @@ def test_a_worker_that_dies_is_reported_with_its_exit_code(tmp_path):
             stations.reseed(2)
     finally:
         stations.close()
+
+
+# ----------------------------------------------------------------------------- the first run
+
+
+def test_the_next_commands_use_the_run_s_own_paths_and_parse(tmp_path):
+    """The run's last lines: each ``python -m`` command names this run's best.pt and is accepted
+    by its module's own parser; TensorBoard points at the run folder."""
+    import importlib
+    import shlex
+
+    from agents.training.console import next_commands
+
+    run_dir = tmp_path / "runs" / "basic_4p_s3"
+    lines = next_commands(run_dir, "basic", 4).splitlines()
+    assert lines[0] == "next:"
+    commands = [shlex.split(line.split("#")[0]) for line in lines[1:]]
+    modules = [c[2] for c in commands if c[:2] == ["python", "-m"]]
+    assert modules == ["agents.arena", "agents.export", "rummy_apps.play"]
+    for command in commands:
+        if command[:2] == ["python", "-m"]:
+            assert any(str(run_dir / "best.pt") in part for part in command), command
+            arguments = importlib.import_module(command[2]).build_parser().parse_args(command[3:])
+            assert getattr(arguments, "game", "basic") == "basic"
+    assert ["tensorboard", "--logdir", str(run_dir)] in commands
+
+
+def test_plain_progress_writes_lines_without_control_characters(capsys, monkeypatch):
+    """Output that is not a terminal (a ``tee``d log) gets one plain line at the start, at most one
+    per interval, and one at the end; a terminal gets tqdm's bar; ``progress: false`` nothing."""
+    import io
+
+    from agents.training import console
+
+    monkeypatch.setattr(console, "PLAIN_INTERVAL_S", 0.0)
+    make = console.progress_factory(True, io.StringIO())  # not a terminal
+    with make(total=300, desc="PPO", unit="decision") as bar:
+        assert isinstance(bar, console.PlainBar)
+        for _ in range(3):
+            bar.update(100)
+            bar.set_postfix_str("1,234 learner decisions/s")
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "PPO: 0/300 decisions (0%), 0 s"
+    assert lines[-1].startswith("PPO: 300/300 decisions (100%)") and "1,234 learner decisions/s" in lines[-1]
+    assert "\r" not in out and "\x1b" not in out
+    terminal = io.StringIO()
+    terminal.isatty = lambda: True
+    assert not isinstance(console.progress_factory(True, terminal)(total=3), console.PlainBar)
+    silent = console.progress_factory(False, io.StringIO())(total=3)
+    assert not isinstance(silent, console.PlainBar) and silent.disable
+
+
+def test_the_run_folder_readme_describes_its_files(tmp_path):
+    from agents.training.console import write_run_readme
+
+    write_run_readme(tmp_path)
+    text = (tmp_path / "README.txt").read_text()
+    for name in ("config.yaml", "checkpoint.pt", "best.pt", "final.pt", "results.json", "learning_curves.png",
+                 "pinned/", f"--resume {tmp_path}"):
+        assert name in text, name
+
+
+def test_a_bad_flag_gets_a_short_error_naming_the_closest_option(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["--chanels", "64"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--chanels" in err and "--channels" in err and len(err.splitlines()) <= 15
+    with pytest.raises(SystemExit):
+        cli_main(["--shaping", "maybe"])
+    assert "'maybe' is not true or false" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_main(["--gamma", "1.5"])
+    assert "field 'gamma': 1.5 is out of range" in capsys.readouterr().err
+
+
+def test_flags_keep_their_spelling_and_override_the_recipe(capsys):
+    from agents.training.cli import parse
+
+    config, options = parse(["--config", "indian-2p", "--shaping", "true", "--channels", "16",
+                             "--eval-opponents", "rule", "random", "--mlp-hidden", "64", "32"])
+    assert (config.shaping, config.channels, config.global_size) == (True, 16, 256)  # global_size: the recipe's
+    assert config.eval_opponents == ["rule", "random"] and config.mlp_hidden == [64, 32]
+    assert options.config == "indian-2p" and not options.print_config
+
+
+def test_at_most_fifty_settings_each_a_documented_flag(capsys):
+    import dataclasses
+
+    names = [field.name for field in dataclasses.fields(TrainConfig)]
+    assert len(names) <= 50
+    with pytest.raises(SystemExit):
+        cli_main(["--help"])
+    help_text = capsys.readouterr().out
+    for option in ("--config", "--resume", "--print-config", *("--" + n.replace("_", "-") for n in names)):
+        assert option in help_text, option
+    assert "(default: 0.995)" in help_text and "discount per decision of the same seat" in help_text
+
+
+def test_the_learner_is_called_by_name_in_its_process_and_its_errors_come_back(tmp_path):
+    """``Workers.NAME(*args)`` runs ``Station.NAME`` in each process and returns the results in
+    worker order; an error there is raised here as a ``WorkerError`` with the remote traceback
+    (and the processes are closed). With ``num_workers`` 0 the same calls reach a local station."""
+    from agents.training import workers
+
+    stations = _one_worker_stations(tmp_path)
+    try:
+        (summary,) = stations.collect(64)
+        assert isinstance(summary, workers.Summary) and summary.decisions >= 64
+        (first,) = stations.call("get_state", True, first_only=True)
+        assert set(first) == {"model", "optimizer"}
+        with pytest.raises(workers.WorkerError, match=r"(?s)collecting process 0 failed.*AttributeError.*no_such"):
+            stations.no_such_method(1)
+    finally:
+        stations.close(force=True)
+    config = make_config(TINY | {"run_dir": str(tmp_path)})
+    local = workers.Workers(trainer_module.to_dict(config), trainer_module.model_config(config))
+    local.reseed(1)
+    (summary,) = local.collect(64)
+    assert summary.decisions >= 64
+    with pytest.raises(AttributeError, match="no_such_method"):
+        local.no_such_method()

@@ -1,4 +1,8 @@
-"""``python train.py`` / ``rummy-train``: the trainer's command line (docs/training.md)."""
+"""``python train.py`` / ``rummy-train``: the trainer's command line (docs/training.md).
+
+tyro turns ``TrainConfig``'s fields into the options; ``--config``, ``--resume`` and
+``--print-config`` are read first, since they decide the values the options start from.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,9 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from .config import ConfigError, add_arguments, fields, load_yaml, make_config
+import tyro
+
+from .config import ConfigError, TrainConfig, find_recipe, load_yaml, make_config, to_yaml, validate
 
 IMMUTABLE_ON_RESUME = ("game", "num_players", "network", "channels", "global_size", "mlp_hidden", "seed")
 
@@ -18,63 +24,58 @@ def program_name() -> str:
     return name if name.startswith("rummy-") else "train.py"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=program_name(),
-        description="Self-play PPO for Indian Rummy, Basic Rummy and Indiai römi: clone the rule agent, then "
-                    "improve by PPO against a pool of past selves, the rule agent and random, with "
-                    "potential-based reward shaping. With no arguments: Indian Rummy, 2 players, 11-15 "
-                    "minutes on 2 cores. Rule ids (I5, R4 ...) refer to docs/rules.md.",
-        epilog="Examples:  python train.py --config configs/romi.yaml --seed 3  |  "
-               "python train.py --game basic --total-steps 200000  |  python train.py --resume runs/NAME  |  "
-               "tensorboard --logdir runs")
-    parser.add_argument("--config", metavar="FILE",
-                        help="a YAML file of fields (configs/*.yaml); options below override it")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint.pt "
-                        "(its config.yaml is used; --total-steps and the like may extend it)")
-    add_arguments(parser)
-    return parser
-
-
-def resolve(arguments: argparse.Namespace):
-    """The checked config from the defaults, the config file (or the resumed run's) and the options."""
-    values: dict = {}
-    if arguments.resume:
-        saved = Path(arguments.resume) / "config.yaml"
+def starting_point(recipe: str | None, resume: str | None) -> TrainConfig:
+    """The values the options override: a recipe's, a resumed run's own, or the defaults."""
+    if recipe and resume:
+        raise ConfigError("--config and --resume together: a resumed run keeps its own config.yaml")
+    if resume:
+        saved = Path(resume) / "config.yaml"
         if not saved.is_file():
-            raise ConfigError(f"run folder {arguments.resume!r}: no config.yaml, not a training run folder")
-        values = load_yaml(saved)
-    if arguments.config:
-        if arguments.resume:
-            raise ConfigError("--config and --resume together: a resumed run keeps its own config.yaml")
-        values = load_yaml(arguments.config)
-    source = f"config file {arguments.config!r}" if arguments.config else "config"
-    config = make_config(values, source)
-    overrides = {name: getattr(arguments, name) for name in fields() if getattr(arguments, name) is not None}
-    if arguments.resume:
-        changed = [n for n in overrides if n in IMMUTABLE_ON_RESUME and str(overrides[n]) != str(getattr(config, n))]
-        if changed:
-            raise ConfigError(f"--resume: field {changed[0]!r} cannot change in a resumed run")
-    merged = {name: getattr(config, name) for name in fields()} | overrides
-    return make_config(merged, "command line")
+            raise ConfigError(f"run folder {resume!r}: no config.yaml, not a training run folder")
+        return make_config(load_yaml(saved), f"run folder {resume!r}")
+    if recipe:
+        path = find_recipe(recipe)
+        return make_config(load_yaml(path), f"config file {str(path)!r}")
+    return TrainConfig()
+
+
+def parse(argv: Sequence[str] | None = None) -> tuple[TrainConfig, argparse.Namespace]:
+    """The checked config and the ``--config``/``--resume``/``--print-config`` options; a bad value
+    exits with a one-line error, a bad option with tyro's short message."""
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--config")
+    first.add_argument("--resume")
+    first.add_argument("--print-config", action="store_true")
+    options, rest = first.parse_known_args(argv)
+    try:
+        base = starting_point(options.config, options.resume)
+        config = tyro.cli(TrainConfig, args=rest, default=base, prog=program_name(),
+                          config=(tyro.conf.FlagConversionOff,))
+        if options.resume:
+            changed = [n for n in IMMUTABLE_ON_RESUME if getattr(config, n) != getattr(base, n)]
+            if changed:
+                raise ConfigError(f"--resume: field {changed[0]!r} cannot change in a resumed run")
+        validate(config, "command line")
+    except ConfigError as error:
+        print(f"{program_name()}: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    return config, options
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    arguments = parser.parse_args(argv)
-    try:
-        config = resolve(arguments)
-    except ConfigError as error:
-        parser.error(str(error))
+    config, options = parse(argv)
+    if options.print_config:
+        print(to_yaml(config), end="")
+        return 0
     from agents.policy import CheckpointError
 
     from .interrupts import Terminated
     from .trainer import train
 
     try:
-        train(config, resume=arguments.resume)
+        train(config, resume=options.resume)
     except CheckpointError as error:
-        print(f"train.py: error: {error}", file=sys.stderr)
+        print(f"{program_name()}: error: {error}", file=sys.stderr)
         return 2
     except Terminated:
         return 143  # 128 + SIGTERM, as a shell reports it

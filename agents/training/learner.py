@@ -60,29 +60,24 @@ class PPOSettings:
     learning_rate: float
     value_only: bool
     seed: int
-    expert_coef: float = 0.0
-    expert_target: str = "gain"
 
 
 class Learner:
-    """A network (and, with the oracle critic, the critic), their optimiser, and gradient steps
-    averaged over ``group``."""
+    """A network, its optimiser, and gradient steps averaged over ``group``; ``rank`` is this
+    process's place in it. ``rollout`` is what the next PPO update learns from."""
 
     def __init__(self, model: torch.nn.Module, learning_rate: float, group: Group | None = None,
-                 device: torch.device | str = "cpu", critic: torch.nn.Module | None = None):
+                 device: torch.device | str = "cpu", rank: int = 0):
         self.device = torch.device(device)
         self.model = model.to(self.device)
-        self.critic = critic.to(self.device) if critic is not None else None
         self.optimizer = torch.optim.Adam(self.parameters(), lr=learning_rate, eps=1e-5)
         self.group = group or Group()
+        self.rank = rank
+        self.rollout = None
 
     def parameters(self) -> list[torch.nn.Parameter]:
-        """Everything the optimiser steps: the network's parameters, then the critic's."""
-        return list(self.model.parameters()) + (list(self.critic.parameters()) if self.critic is not None else [])
-
-    def value_parameters(self) -> list[torch.nn.Parameter]:
-        """What a value warm-up trains: the network's value head, and the critic."""
-        return self.model.value_parameters() + (list(self.critic.parameters()) if self.critic is not None else [])
+        """Everything the optimiser steps."""
+        return list(self.model.parameters())
 
     def set_learning_rate(self, value: float) -> None:
         for group in self.optimizer.param_groups:
@@ -117,12 +112,11 @@ class Learner:
 
     # ------------------------------------------------------------------ PPO
 
-    def ppo_update(self, rollout, settings: PPOSettings, rank: int = 0, targets=None) -> dict:
-        """The epochs of one PPO update on this process's ``rollout``; mean statistics over the group.
-
-        With searched ``targets`` (expert iteration) and ``expert_coef`` > 0, every minibatch also
-        takes a share of them and adds the cross-entropy of the policy to the searched moves."""
-        model, group = self.model, self.group
+    def ppo_update(self, settings: PPOSettings) -> dict:
+        """The epochs of one PPO update on this process's ``rollout`` (then dropped); mean statistics
+        over the group."""
+        model, group, rollout, rank = self.model, self.group, self.rollout, self.rank
+        self.rollout = None
         self.set_learning_rate(settings.learning_rate)
         adv, returns = advantages(rollout.rewards, rollout.values, rollout.next_index, rollout.done,
                                   rollout.bootstrap, settings.gamma, settings.gae_lambda)
@@ -134,48 +128,24 @@ class Learner:
         normalised = ((adv - mean) / (std + 1e-8)).astype(np.float32)
         obs, masks, actions, old_logp, old_values, adv_t, returns_t = self.tensors(
             rollout.observations, rollout.masks, rollout.actions, rollout.logp, rollout.values, normalised, returns)
-        hidden = self.tensors(rollout.hidden)[0] if self.critic is not None else None
         n = len(rollout)
         generator = torch.Generator()
         generator.manual_seed(settings.seed * 1_000_003 + rank)
-        value_parameters = self.value_parameters() if settings.value_only else None
-        expert = settings.expert_coef > 0 and targets is not None and len(targets) > 0 and not settings.value_only
-        if expert:
-            expert_obs, expert_masks, expert_actions, expert_candidates, expert_values = self.tensors(*targets.arrays())
-            gains_scale = _gain_scale(targets) if settings.expert_target == "gain" else 1.0
+        value_parameters = model.value_parameters() if settings.value_only else None
         totals = torch.zeros(len(STAT_KEYS), dtype=torch.float64)
         steps = 0
         epochs_done = 0
         model.train()
         for epoch in range(settings.epochs):
             order = torch.randperm(n, generator=generator).to(self.device)
-            expert_parts = torch.tensor_split(torch.randperm(len(targets), generator=generator).to(self.device),
-                                              settings.minibatches) if expert else None
             epoch_kl = torch.zeros(2, dtype=torch.float64)
-            for k, rows in enumerate(torch.tensor_split(order, settings.minibatches)):
-                logits, own_values = model(obs[rows], masks[rows])
-                values = own_values if self.critic is None else self.critic(obs[rows], hidden[rows])
+            for rows in torch.tensor_split(order, settings.minibatches):
+                logits, values = model(obs[rows], masks[rows])
                 loss, parts = ppo_loss(logits, values, masks[rows], actions[rows], old_logp[rows], old_values[rows],
                                        adv_t[rows], returns_t[rows], settings.clip_coef, settings.clip_value,
                                        settings.ent_coef, settings.vf_coef, normalize=False)
-                own_loss = 0.5 * ((own_values - returns_t[rows]) ** 2).mean()
-                if self.critic is not None:  # the policy's own value head learns the same returns
-                    loss = loss + settings.vf_coef * own_loss
-                if settings.value_only:  # warm-up: the value heads alone learn; the policy stays as cloned
-                    loss = settings.vf_coef * (own_loss + (0.5 * ((values - returns_t[rows]) ** 2).mean()
-                                                           if self.critic is not None else 0.0))
-                parts["own_value_loss"] = own_loss.detach()
-                parts["expert_loss"] = torch.zeros(())
-                if expert and len(expert_parts[k]):
-                    chosen = expert_parts[k]
-                    expert_logits, _ = model(expert_obs[chosen], expert_masks[chosen])
-                    if settings.expert_target == "gain":
-                        expert_loss = gain_loss(expert_logits, expert_candidates[chosen], expert_values[chosen],
-                                                gains_scale)
-                    else:
-                        expert_loss = torch.nn.functional.cross_entropy(expert_logits, expert_actions[chosen])
-                    loss = loss + settings.expert_coef * expert_loss
-                    parts["expert_loss"] = expert_loss.detach()
+                if settings.value_only:  # warm-up: the value head alone learns; the policy stays as cloned
+                    loss = settings.vf_coef * 0.5 * ((values - returns_t[rows]) ** 2).mean()
                 self.step(loss, settings.max_grad_norm, value_parameters)
                 totals += torch.tensor([float(parts[k]) for k in STAT_KEYS], dtype=torch.float64)
                 epoch_kl += torch.tensor([float(parts["approx_kl"]) * len(rows), len(rows)], dtype=torch.float64)
@@ -198,15 +168,14 @@ class Learner:
 
     # ------------------------------------------------------------------ cloning
 
-    def clone_epoch(self, data, rows: np.ndarray, minibatches: int, learning_rates: list[float], vf_coef: float,
-                    max_grad_norm: float, seed: int, rank: int = 0) -> None:
+    def clone_pass(self, data, rows: np.ndarray, minibatches: int, learning_rates: list[float], vf_coef: float,
+                   max_grad_norm: float, seed: int) -> None:
         """One cloning pass over ``rows`` of ``data``: cross-entropy to the teacher's moves and the
         value of each position (its return), ``learning_rates[k]`` at step k."""
         model = self.model
         obs, masks, actions, targets = self.tensors(data.observations, data.masks, data.actions, data.returns)
-        hidden = self.tensors(data.hidden)[0] if self.critic is not None else None
         generator = torch.Generator()
-        generator.manual_seed(seed * 1_000_003 + rank)
+        generator.manual_seed(seed * 1_000_003 + self.rank)
         order = torch.from_numpy(rows)[torch.randperm(len(rows), generator=generator)].to(self.device)
         model.train()
         for k, batch in enumerate(torch.tensor_split(order, minibatches)):
@@ -214,40 +183,11 @@ class Learner:
             logits, values = model(obs[batch], masks[batch])
             loss = torch.nn.functional.cross_entropy(logits, actions[batch]) + vf_coef * 0.5 * (
                 (values - targets[batch]) ** 2).mean()
-            if self.critic is not None:
-                loss = loss + vf_coef * 0.5 * ((self.critic(obs[batch], hidden[batch]) - targets[batch]) ** 2).mean()
             self.step(loss, max_grad_norm)
         model.eval()
 
 
-def _gain_scale(targets) -> float:
-    """The spread of the searched values around each row's mean (points): what ``gain_loss``
-    divides by, as PPO normalises its advantages."""
-    values = targets.values.astype(np.float64)
-    centred = values - np.nanmean(values, axis=1, keepdims=True)
-    spread = float(np.sqrt(np.nanmean(centred ** 2))) if np.isfinite(centred).any() else 0.0
-    return spread if spread > 1e-6 else 1.0
-
-
-def gain_loss(logits: torch.Tensor, candidates: torch.Tensor, values: torch.Tensor, scale: float) -> torch.Tensor:
-    """The policy gradient over each row's searched candidates: minus the sum over them of
-    π(a) × (value(a) − their mean value), over ``scale`` (negative once the policy prefers the
-    better candidates).
-
-    Every candidate is valued, not only a sampled one, so no sampling noise enters; with values
-    from the true worlds of training (``expert_worlds: true``) each is an unbiased sample of the
-    move's value given what the learner sees, and the gradient is that of the expected value over
-    the candidates. Imitating the searched move instead (``expert_target: move``) would copy
-    choices made knowing the hidden cards."""
-    valid = candidates >= 0
-    probabilities = torch.softmax(logits, dim=-1).gather(1, candidates.clamp(min=0)) * valid
-    values = torch.where(valid, values, torch.zeros_like(values))
-    baseline = values.sum(dim=1, keepdim=True) / valid.sum(dim=1, keepdim=True).clamp(min=1)
-    gains = torch.where(valid, values - baseline, torch.zeros_like(values)) / scale
-    return -(probabilities * gains).sum(dim=1).mean()
-
-
-STAT_KEYS = ("policy_loss", "value_loss", "own_value_loss", "expert_loss", "entropy", "approx_kl", "clip_fraction")
+STAT_KEYS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
 
 
 def _explained(returns_sum, returns_squares, error_sum, error_squares, count) -> float:

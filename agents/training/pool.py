@@ -7,7 +7,7 @@ there are ``pool_max_snapshots``). Sampling, per hand:
 
 * with probability ``pool_self_fraction`` the hand is self-play;
 * otherwise an opponent is drawn by prioritised fictitious self-play (PFSP, as in AlphaStar):
-  weight ``(1 − w) ** pfsp_power + 0.02``, where ``w`` is the learner's recent share of decided
+  weight ``(1 − w) ** 2 + 0.02``, where ``w`` is the learner's recent share of decided
   hands won against it, so the opponents it beats least are drawn most; the rule agent's share
   of these hands is raised to at least ``pool_rule_min``.
 
@@ -35,21 +35,23 @@ def is_fixed(name: str) -> bool:
     return name != "self" and not name.startswith(SNAPSHOT_PREFIX)
 
 
-def fixed_entries(include_random: bool, extra: tuple[str, ...] = ()) -> list[str]:
-    """The entries that stay for the whole run: the rule agent, random if kept, then ``extra``."""
-    return ["rule"] + (["random"] if include_random else []) + list(extra)
+PFSP_POWER = 2.0
+"""Prioritised fictitious self-play: an opponent's weight is (1 - the learner's win rate) ** this."""
+
+
+def fixed_entries(extra: tuple[str, ...] = ()) -> list[str]:
+    """The entries that stay for the whole run: the rule agent, random, then ``extra``."""
+    return ["rule", "random", *extra]
 
 
 class OpponentPool:
     """Pool entries, their PFSP weights, win rates and Elo ratings."""
 
-    def __init__(self, self_fraction: float, rule_min: float, include_random: bool, max_snapshots: int,
-                 pfsp_power: float, extra: tuple[str, ...] = ()):
+    def __init__(self, self_fraction: float, rule_min: float, max_snapshots: int, extra: tuple[str, ...] = ()):
         self.self_fraction = self_fraction
         self.rule_min = rule_min
         self.max_snapshots = max_snapshots
-        self.pfsp_power = pfsp_power
-        self.fixed = fixed_entries(include_random, extra)
+        self.fixed = fixed_entries(extra)
         self.snapshots: list[str] = []
         self.win_rate: dict[str, float] = {name: 0.5 for name in self.fixed}
         self.elo: dict[str, float] = {name: 1000.0 for name in self.fixed}
@@ -76,7 +78,7 @@ class OpponentPool:
     def probabilities(self) -> tuple[list[str], np.ndarray]:
         """(entry names with ``self`` first, the chance of each per hand)."""
         names = self.opponents
-        weights = np.array([(1 - self.win_rate[n]) ** self.pfsp_power + 0.02 for n in names])
+        weights = np.array([(1 - self.win_rate[n]) ** PFSP_POWER + 0.02 for n in names])
         weights /= weights.sum()
         rule = names.index("rule")
         if weights[rule] < self.rule_min and len(names) > 1:

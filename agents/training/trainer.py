@@ -9,7 +9,7 @@
 2. **PPO** (clipped objective, GAE, masked logits and entropy, advantage normalisation, learning
    rate annealing, gradient clipping, optional value clipping, KL early stop) on rollouts of
    ``rollout_size`` learner decisions collected against the pool (``agents.training.pool``) with
-   potential-based shaping (``agents.training.rollout``). On the CPU the collecting processes
+   potential-based shaping (``rummy_env.shaping``). On the CPU the collecting processes
    learn from what they collected and average their gradients (``agents.training.learner``); with
    a GPU the rollouts go to a learner on it. The first ``value_warmup_updates`` updates train the
    value head alone.
@@ -22,7 +22,8 @@
 The run folder holds ``config.yaml`` (the resolved config), TensorBoard event files,
 ``checkpoint.pt`` (policy plus training state, written atomically every ``checkpoint_every``
 updates and on Ctrl-C), ``best.pt`` and ``final.pt`` (policies), ``results.json``,
-``learning_curves.png`` and ``pinned/`` (the shipped policy it plays, ``agents.training.pinned``).
+``learning_curves.png``, ``pinned/`` (the shipped policy it plays, ``agents.training.pinned``) and
+``README.txt``, which says what each of them is.
 Collection is re-seeded at every checkpoint, so a run resumed from its last periodic checkpoint
 repeats exactly what the uninterrupted run did (CPU, same worker count).
 """
@@ -41,11 +42,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import yaml
 
+from agents.panel import is_search
 from agents.policy import CheckpointError, build_network, load_training_state, save_checkpoint
 
-from .config import ConfigError, TrainConfig, default_run_dir, resolve_device, to_dict
+from .config import ConfigError, TrainConfig, default_run_dir, resolve_device, to_dict, to_yaml
+from .console import next_commands, progress_factory, write_run_readme
 from .curves import plot_learning_curves
 from .evaluate import describe, evaluate, expand, panel_score, scores
 from .interrupts import INTERRUPTS
@@ -53,24 +55,26 @@ from .learner import PPOSettings
 from .pinned import pin_shipped
 from .pool import OpponentPool, is_fixed, snapshot_name
 from .rollout import DECISION_TYPES
-from .workers import CentralLearning, Stations, Summary, WorkerLearning, minibatch_count
+from .workers import Station, Summary, Workers, minibatch_count
 
 CHECKPOINT = "checkpoint.pt"
 RECORDING_CHUNKS = 20
 """The teacher's decisions are recorded in this many parts, so that its progress shows."""
+CARD_RANK = 8
+"""Card network: the features each card reads from each neighbour (agents/networks.py, layout 2)."""
+CLONE_BATCH = 512
+"""Samples per cloning step."""
+CLONE_LEARNING_RATE = 1e-3
+"""Adam step size of cloning (decayed along a cosine to 55%)."""
+CLONE_HOLDOUT = 0.1
+"""Share of the cloning data held out to measure agreement."""
 
 
 def model_config(config: TrainConfig) -> dict:
     """The network settings of ``config`` (what a checkpoint stores under ``"model"``)."""
     if config.network == "card":
-        settings = {"kind": "card", "channels": config.channels, "global_size": config.global_size}
-        if config.card_layout != 1:
-            settings |= {"layout": config.card_layout, "rank": config.card_rank}
-        if config.solver_plane:
-            settings["solver_plane"] = True
-        if config.card_layers != 2:
-            settings["layers"] = config.card_layers
-        return settings
+        return {"kind": "card", "channels": config.channels, "global_size": config.global_size, "layout": 2,
+                "rank": CARD_RANK}
     return {"kind": "mlp", "hidden": list(config.mlp_hidden), "activation": "tanh"}
 
 
@@ -91,9 +95,8 @@ class Run:
         self.model = build_network(config.game, config.num_players, model_config(config))
         self.model.eval()
         self.optimizer_state: dict | None = None
-        self.critic_state: dict | None = None
-        self.pool = OpponentPool(config.pool_self_fraction, config.pool_rule_min, config.pool_random,
-                                 config.pool_max_snapshots, config.pfsp_power, tuple(config.pool_opponents))
+        self.pool = OpponentPool(config.pool_self_fraction, config.pool_rule_min, config.pool_max_snapshots,
+                                 tuple(config.pool_opponents))
         self.snapshots: dict[str, dict] = {}
         self.update = 0
         self.learner_steps = 0
@@ -113,7 +116,7 @@ class Run:
 
     def training_state(self) -> dict:
         return {
-            "optimizer": self.optimizer_state or {}, "critic": self.critic_state or {}, "pool": self.pool.state(),
+            "optimizer": self.optimizer_state or {}, "pool": self.pool.state(),
             "snapshots": self.snapshots,
             "torch_rng": torch.get_rng_state(), "counters": {
                 "update": self.update, "learner_steps": self.learner_steps, "env_steps": self.env_steps,
@@ -135,7 +138,6 @@ class Run:
         try:
             self.model.load_state_dict(model.state_dict())
             self.optimizer_state = state["optimizer"] or None
-            self.critic_state = state.get("critic") or None
             self.pool.load_state(state["pool"])
             self.snapshots = dict(state["snapshots"])
             torch.set_rng_state(state["torch_rng"])
@@ -158,58 +160,40 @@ class Run:
 # ----------------------------------------------------------------------------- cloning
 
 
-def clone_teacher(run: Run, learning, stations: Stations, writer, log, progress) -> dict:
-    """Behaviour cloning of ``bc_teacher`` (moves and values), then ``bc_dagger_rounds`` rounds of
-    DAgger (Ross, Gordon & Bagnell 2011): the clone plays a growing share of the moves, the teacher
-    labels every position, and the clone trains again on everything recorded. Returns the held-out
-    agreement per decision type."""
+def clone_teacher(run: Run, workers: Workers, learner: Workers, central: Station | None, writer, log,
+                  progress) -> dict:
+    """Behaviour cloning of ``bc_teacher``: its moves and the value of each position, on
+    ``bc_decisions`` decisions recorded with it in every seat; the held-out agreement per decision
+    type."""
     config = run.config
-    stations.reseed(config.seed + 7919)
-    recorded = _record_teacher(config, learning, config.bc_decisions, 0.0, progress, f"recording {config.bc_teacher}")
-    report = _clone_epochs(config, learning, writer, progress, "cloning", 0)
-    for round_ in range(1, config.bc_dagger_rounds + 1):
-        share = 1 - 0.5 ** round_
-        recorded += _record_teacher(config, learning, config.bc_dagger_decisions, share, progress,
-                                    f"DAgger {round_}: the clone plays {100 * share:.0f}%")
-        report = _clone_epochs(config, learning, writer, progress, f"DAgger {round_}", round_)
-    learning.clone_done()
-    log(f"cloning: held-out agreement {100 * report['accuracy']:.1f}% ("
-        + ", ".join(f"{t} {100 * report[f'accuracy_{t}']:.0f}%" for t in DECISION_TYPES
-                    if not math.isnan(report[f'accuracy_{t}'])) + f") on {recorded:,} decisions"
-        + (f", {config.bc_dagger_rounds} DAgger rounds" if config.bc_dagger_rounds else ""))
-    report["decisions"] = recorded
-    return report
-
-
-def _record_teacher(config: TrainConfig, learning, target: int, learner_share: float, progress, desc: str) -> int:
-    """Record ``target`` teacher-labelled decisions (the clone playing ``learner_share`` of them)."""
-    chunk = -(-target // RECORDING_CHUNKS)
+    workers.reseed(config.seed + 7919)
+    chunk = -(-config.bc_decisions // RECORDING_CHUNKS)
     recorded = 0
-    with progress(total=target, desc=desc, unit="decision") as bar:
-        while recorded < target:
-            recorded = learning.record_teacher(min(chunk, target - recorded), config.bc_teacher, learner_share)
-            bar.update(min(recorded, target) - bar.n)
-    return recorded
-
-
-def _clone_epochs(config: TrainConfig, learning, writer, progress, desc: str, round_: int) -> dict:
-    """``bc_epochs`` passes over the cloning data, the step size in a cosine decay to 10%; the
-    held-out agreement after the last, logged after each (``clone/`` in TensorBoard)."""
-    minibatches = minibatch_count(learning.clone_split(config.bc_holdout, config.seed + 104_729 * round_),
-                                  config.bc_batch_size)
+    with progress(total=config.bc_decisions, desc=f"recording {config.bc_teacher}", unit="decision") as bar:
+        while recorded < config.bc_decisions:
+            share = workers.share(min(chunk, config.bc_decisions - recorded))
+            if central is None:
+                recorded = sum(workers.record_teacher(share, config.bc_teacher))
+            else:
+                recorded = central.keep_teacher(workers.collect_teacher(share, config.bc_teacher))
+            bar.update(min(recorded, config.bc_decisions) - bar.n)
+    minibatches = minibatch_count(sum(learner.clone_split(CLONE_HOLDOUT, config.seed)), CLONE_BATCH)
     total_steps = minibatches * config.bc_epochs
-    report: dict = {}
-    with progress(total=config.bc_epochs, desc=desc, unit="epoch") as bar:
-        for epoch in range(config.bc_epochs):
-            rates = [config.bc_learning_rate
-                     * (0.55 + 0.45 * math.cos(math.pi * (epoch * minibatches + k) / total_steps))
+    with progress(total=config.bc_epochs, desc="cloning", unit="epoch") as bar:
+        for epoch in range(config.bc_epochs):  # the step size in a cosine decay to 55%
+            rates = [CLONE_LEARNING_RATE * (0.55 + 0.45 * math.cos(math.pi * (epoch * minibatches + k) / total_steps))
                      for k in range(minibatches)]
-            learning.clone_epoch(minibatches, rates, config.seed * 100 + epoch + 1000 * round_)
-            report = clone_report(learning.clone_accuracy())
+            learner.clone_epoch(minibatches, rates, config.seed * 100 + epoch)
+            report = clone_report(np.sum(learner.clone_accuracy(), axis=0))
             for name, value in report.items():
-                writer.add_scalar(f"clone/{name}", value, round_ * config.bc_epochs + epoch + 1)
+                writer.add_scalar(f"clone/{name}", value, epoch + 1)
             bar.update(1)
             bar.set_postfix_str(f"held-out agreement {100 * report['accuracy']:.1f}%")
+    learner.clone_done()
+    log(f"cloning: held-out agreement {100 * report['accuracy']:.1f}% ("
+        + ", ".join(f"{t} {100 * report[f'accuracy_{t}']:.0f}%" for t in DECISION_TYPES
+                    if not math.isnan(report[f'accuracy_{t}'])) + f") on {recorded:,} decisions")
+    report["decisions"] = recorded
     return report
 
 
@@ -235,9 +219,7 @@ def ppo_settings(config: TrainConfig, update: int, num_updates: int) -> PPOSetti
                        clip_coef=config.clip_coef, clip_value=config.clip_value, ent_coef=config.ent_coef,
                        vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm, target_kl=config.target_kl,
                        gamma=config.gamma, gae_lambda=config.gae_lambda, learning_rate=rate,
-                       value_only=update < config.value_warmup_updates, seed=config.seed * 100_003 + update,
-                       expert_coef=config.expert_coef if config.expert_every else 0.0,
-                       expert_target=config.expert_target)
+                       value_only=update < config.value_warmup_updates, seed=config.seed * 100_003 + update)
 
 
 def oracle_share(config: TrainConfig, learner_steps: int) -> float:
@@ -252,9 +234,7 @@ def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
     """True results of the hands an update finished: per opponent the learner's share of decided
     hands won and points per hand, and the share of the learner's turns played against it (a
     self-play hand counts a turn for every seat, so at a table of N it weighs N times a hand
-    against an opponent; at a mixed table, ``pool_shared_seats``, a hand is won if any of the
-    learner's seats wins it, and its points are their mean); hand length and stalemate rate.
-    Feeds the pool's win rates. Also
+    against an opponent); hand length and stalemate rate. Feeds the pool's win rates. Also
     (wins, decided) per opponent, for the progress bar."""
     stats: dict = {}
     by_opponent: dict[str, list] = {}
@@ -266,7 +246,7 @@ def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
         learner_turns[opponent] += hand_turns * len(seats)
         if opponent == "self":
             continue
-        won = winner in seats  # at a mixed table (pool_shared_seats) any of the learner's seats
+        won = winner in seats
         record = by_opponent.setdefault(opponent, [0, 0, 0.0, 0])
         record[3] += 1
         record[2] += float(np.mean([points[seat] for seat in seats]))
@@ -291,26 +271,26 @@ def hand_statistics(hands: list, pool: OpponentPool) -> tuple[dict, dict]:
 # ----------------------------------------------------------------------------- the run
 
 
+@INTERRUPTS.installed()
 def train(config: TrainConfig, resume: str | os.PathLike | None = None, log=print) -> dict:
     """Train as ``config`` says (continuing ``resume``'s checkpoint if given); the final results.
 
-    Ctrl-C, and SIGTERM (``kill``, a cluster scheduler's stop) the same way: a checkpoint is
-    written, the workers are closed, and ``KeyboardInterrupt`` (``Terminated`` for SIGTERM) is
-    raised. The handlers are installed only when called from the main thread, and the previous ones
-    are put back after (``agents.training.interrupts``)."""
-    with INTERRUPTS.installed():
-        return _train(config, resume, log)
-
-
-def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
+    The loop: collect a rollout against the pool, compute its advantages and take the PPO update
+    (``Learner.ppo_update``, where the rollout lies: in every collecting process on the CPU, here on
+    a GPU), then now and then snapshot, evaluate and checkpoint. Ctrl-C, and SIGTERM (``kill``, a
+    cluster scheduler's stop) the same way: a checkpoint is written, the workers are closed, and
+    ``KeyboardInterrupt`` (``Terminated`` for SIGTERM) is raised. The handlers are installed only
+    when called from the main thread, and the previous ones are put back after
+    (``agents.training.interrupts``)."""
     from torch.utils.tensorboard import SummaryWriter
 
-    torch.set_num_threads(config.learner_threads)
+    torch.set_num_threads(config.torch_threads)
     device = resolve_device(config)
     run_dir = Path(resume) if resume else Path(config.run_dir or default_run_dir(config))
     config.run_dir = str(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    log(f"run folder: {run_dir}   (watch it learn: tensorboard --logdir {run_dir.parent})")
+    log(f"run folder: {run_dir} (README.txt there says what each file is; watch it learn: "
+        f"tensorboard --logdir {run_dir})")
     run = Run(config, run_dir)
     if resume:
         path = run_dir / CHECKPOINT
@@ -318,100 +298,158 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
             raise CheckpointError(f"run folder {str(run_dir)!r}: no {CHECKPOINT} to resume from")
         run.restore(path)
         log(f"resuming at update {run.update} ({run.learner_steps:,} learner decisions)")
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
+    (run_dir / "config.yaml").write_text(to_yaml(config))
+    write_run_readme(run_dir)
     writer = SummaryWriter(str(run_dir))
     if not resume:
         writer.add_text("hyperparameters", "|field|value|\n|-|-|\n" + "\n".join(
             f"|{k}|{v}|" for k, v in to_dict(config).items()))
     num_updates = math.ceil(config.total_steps / config.rollout_size) if config.total_steps else 0
-    progress = _progress_factory(config.progress)
-    stations = Stations(to_dict(config) | {"stand_ins": run.stand_ins}, model_config(config))
-    learning = make_learning(stations, run.model, config, device)
-    learning.load(run.model.state_dict(), run.optimizer_state, run.critic_state)
-    clock = _Clock(stations)
+    progress = progress_factory(config.progress)
+    log(f"starting {max(1, config.num_workers)} collecting process(es) and compiling the game engine (numba: "
+        "a minute or two the first time on this machine, cached after)")
+    workers = Workers(to_dict(config) | {"stand_ins": run.stand_ins}, model_config(config))
+    central = central_learner(config, device)
+    learner = workers if central is None else Workers(to_dict(config), model_config(config), local=[central])
+    learner.set_state(run.model.state_dict(), run.optimizer_state)
+    clock = _Clock(workers)
     try:
         if config.bc_warm_start and not run.cloned:
-            stations.pool_update(*_pool_arguments(run), run.snapshots)
-            run.clone_report = clone_teacher(run, learning, stations, writer, log, progress)
-            run.model.load_state_dict(learning.state())
+            workers.pool_update(*_pool_arguments(run), run.snapshots)
+            run.clone_report = clone_teacher(run, workers, learner, central, writer, log, progress)
+            run.model.load_state_dict(_weights(learner))
             run.cloned = True
-            _evaluate(run, writer, config.eval_deals, config.eval_search_deals, log, progress)
-            _checkpoint(run, learning, clock)
-        stations.pool_update(*_pool_arguments(run), run.snapshots)
-        stations.reseed(config.seed + run.update)
+            _evaluate(run, writer, config.eval_deals, 0, log, progress)
+            _checkpoint(run, learner, clock)
+        workers.pool_update(*_pool_arguments(run), run.snapshots)
+        workers.reseed(config.seed + run.update)
         recent: collections.deque = collections.deque(maxlen=10)
         with progress(total=_projected_decisions(run, num_updates, config.rollout_size),
                       initial=run.learner_steps, desc="PPO", unit="decision") as bar:
-            while run.update < num_updates:
-                if config.time_limit_minutes and clock.wall() > 60 * config.time_limit_minutes:
-                    log(f"time limit of {config.time_limit_minutes} minutes reached at update {run.update}")
-                    break
-                if config.cpu_limit_minutes and run.cpu_seconds_all + clock.cpu_all() > 60 * config.cpu_limit_minutes:
-                    log(f"CPU limit of {config.cpu_limit_minutes} CPU-minutes reached at update {run.update}")
-                    break
+            while run.update < num_updates and not _out_of_time(run, clock, log):
                 started = time.perf_counter()
+                # 1. collect a rollout against the pool, with the learner's current weights
                 revealed = oracle_share(config, run.learner_steps)
-                summary = learning.collect(config.rollout_size, revealed)
+                if central is None:  # each process keeps its share for its own update
+                    summary = Summary.of(workers.collect(workers.share(config.rollout_size), revealed))
+                else:
+                    workers.set_state(central.get_state()["model"])
+                    rollouts = workers.collect(workers.share(config.rollout_size), revealed, False)
+                    central.keep(rollouts)
+                    summary = Summary.of(rollouts)
                 collected = time.perf_counter()
-                searched = {}
-                if (config.expert_every and run.update % config.expert_every == 0
-                        and run.update >= config.value_warmup_updates):
-                    searched = _search(learning, config, run.update)
-                searched_at = time.perf_counter()
-                stats = learning.update(ppo_settings(config, run.update, num_updates)) | searched
-                run.model.load_state_dict(learning.state())
+                # 2. advantages (GAE) and 3. the PPO update, gradients averaged over the processes
+                stats = learner.ppo_update(ppo_settings(config, run.update, num_updates))[0]
+                run.model.load_state_dict(_weights(learner))
                 run.update += 1
                 run.learner_steps += summary.decisions
                 run.env_steps += summary.env_steps
-                elapsed = time.perf_counter() - started
-                hand_stats, tallies = hand_statistics(summary.hands, run.pool)
-                recent.append(tallies)
-                stats |= hand_stats | {
-                    "charts/learning_rate": ppo_settings(config, run.update - 1, num_updates).learning_rate,
-                    "charts/env_steps_per_s": summary.env_steps / max(collected - started, 1e-9),
-                    "charts/learner_decisions_per_s": summary.decisions / max(elapsed, 1e-9),
-                    "charts/collect_seconds": collected - started, "charts/search_seconds": searched_at - collected,
-                    "charts/update_seconds": elapsed - (searched_at - started),
-                    "charts/cpu_minutes": (run.cpu_seconds_all + clock.cpu_all()) / 60,
-                    "charts/oracle_share": revealed,
-                    "pool/learner_elo": run.pool.learner_elo}
-                names, probs = run.pool.probabilities()  # before this update's snapshot: what the workers hold
-                for name, p in zip(names, probs):
-                    stats[f"pool/probability/{name}"] = float(p)
-                for name in run.pool.opponents:
-                    stats[f"pool/win_rate/{name}"] = run.pool.win_rate[name]
-                    stats[f"pool/elo/{name}"] = run.pool.elo[name]
-                for key, value in stats.items():
-                    prefix = "" if "/" in key else "losses/"
-                    writer.add_scalar(prefix + key, value, run.learner_steps)
-                run.history.append({"update": run.update, "learner_steps": run.learner_steps, **{
-                    k: v for k, v in stats.items() if isinstance(v, float) and math.isfinite(v)}})
+                stats |= _update_statistics(run, summary, recent, started, collected, clock, num_updates)
+                _log(run, writer, stats)
                 bar.total = _projected_decisions(run, num_updates, config.rollout_size)
                 bar.update(summary.decisions)
                 bar.set_postfix_str(_rates_text(stats, recent))
-                if (config.pool_snapshot_every and run.update % config.pool_snapshot_every == 0
-                        and config.pool_max_snapshots):
-                    name = snapshot_name(run.update)
-                    gone = run.pool.add_snapshot(name)
-                    run.snapshots[name] = {k: v.clone() for k, v in run.model.state_dict().items()}
-                    run.snapshots.pop(gone, None)
+                held = run.pool.probabilities()[0]  # before this update's snapshot: what the workers hold
+                if config.pool_snapshot_every and run.update % config.pool_snapshot_every == 0:
+                    _snapshot(run)
+                # 4. evaluate now and then (the final evaluation comes after the loop)
                 if config.eval_every and run.update % config.eval_every == 0 and run.update < num_updates:
-                    _evaluate(run, writer, config.eval_deals, config.eval_search_deals,
-                              bar.write if config.progress else log, progress)
-                stations.pool_update(*_pool_arguments(run), {n: s for n, s in run.snapshots.items() if n not in names})
-                if run.update % config.checkpoint_every == 0:  # after the pool update, as a resumed run does
-                    _checkpoint(run, learning, clock)
-                    stations.reseed(config.seed + run.update)
-                    learning.reseeded()
+                    _evaluate(run, writer, config.eval_deals, 0, bar.write if config.progress else log, progress)
+                workers.pool_update(*_pool_arguments(run),
+                                    {n: s for n, s in run.snapshots.items() if n not in held})
+                # 5. checkpoint, after the pool update, as a resumed run does
+                if run.update % config.checkpoint_every == 0:
+                    _checkpoint(run, learner, clock)
+                    workers.reseed(config.seed + run.update)
     except KeyboardInterrupt:
-        _checkpoint(run, learning, clock)
-        stations.close()
+        _checkpoint(run, learner, clock)
+        workers.close()
         log(f"interrupted: checkpoint written at update {run.update}; continue with --resume {run_dir}")
         raise
     finally:
-        stations.close()
+        workers.close()
+    return _finish(run, writer, clock, log, progress)
+
+
+def central_learner(config: TrainConfig, device: torch.device) -> Station | None:
+    """Where the PPO update runs: None on the CPU (in the collecting processes, where the rollouts
+    are kept), else a learner here on ``device`` (a GPU) that the rollouts are sent to."""
+    return None if device.type == "cpu" else learner_here(config, device)
+
+
+def learner_here(config: TrainConfig, device: torch.device | str) -> Station:
+    """A learner in this process on ``device``; its network is built without drawing from torch's
+    global generator (the loaded weights replace it), so the run draws as a CPU run does."""
+    with torch.random.fork_rng(devices=[]):
+        return Station(to_dict(config), model_config(config), 0, device=device)
+
+
+def _snapshot(run: Run) -> None:
+    """A frozen copy of the learner joins the pool (the oldest leaves past ``pool_max_snapshots``)."""
+    if not run.config.pool_max_snapshots:
+        return
+    name = snapshot_name(run.update)
+    gone = run.pool.add_snapshot(name)
+    run.snapshots[name] = {k: v.clone() for k, v in run.model.state_dict().items()}
+    run.snapshots.pop(gone, None)
+
+
+def _weights(learner: Workers) -> dict:
+    """The learner's network weights (its first replica's: they are all the same)."""
+    return learner.call("get_state", first_only=True)[0]["model"]
+
+
+def _out_of_time(run: Run, clock: _Clock, log) -> bool:
+    """Has the run reached its time or CPU limit (``time_limit_minutes``, ``cpu_limit_minutes``)?"""
+    config = run.config
+    if config.time_limit_minutes and clock.wall() > 60 * config.time_limit_minutes:
+        log(f"time limit of {config.time_limit_minutes} minutes reached at update {run.update}")
+        return True
+    if config.cpu_limit_minutes and run.cpu_seconds_all + clock.cpu_all() > 60 * config.cpu_limit_minutes:
+        log(f"CPU limit of {config.cpu_limit_minutes} CPU-minutes reached at update {run.update}")
+        return True
+    return False
+
+
+def _update_statistics(run: Run, summary: Summary, recent: collections.deque, started: float, collected: float,
+                       clock: _Clock, num_updates: int) -> dict:
+    """An update's training statistics beside its losses: the hands' results (feeding the pool),
+    rates, times and the pool's state."""
+    config = run.config
+    elapsed = time.perf_counter() - started
+    hand_stats, tallies = hand_statistics(summary.hands, run.pool)
+    recent.append(tallies)
+    stats = hand_stats | {
+        "charts/learning_rate": ppo_settings(config, run.update - 1, num_updates).learning_rate,
+        "charts/env_steps_per_s": summary.env_steps / max(collected - started, 1e-9),
+        "charts/learner_decisions_per_s": summary.decisions / max(elapsed, 1e-9),
+        "charts/collect_seconds": collected - started, "charts/update_seconds": elapsed - (collected - started),
+        "charts/cpu_minutes": (run.cpu_seconds_all + clock.cpu_all()) / 60,
+        "charts/oracle_share": oracle_share(config, run.learner_steps - summary.decisions),
+        "pool/learner_elo": run.pool.learner_elo}
+    names, probs = run.pool.probabilities()
+    for name, p in zip(names, probs):
+        stats[f"pool/probability/{name}"] = float(p)
+    for name in run.pool.opponents:
+        stats[f"pool/win_rate/{name}"] = run.pool.win_rate[name]
+        stats[f"pool/elo/{name}"] = run.pool.elo[name]
+    return stats
+
+
+def _log(run: Run, writer, stats: dict) -> None:
+    """An update's statistics to TensorBoard (losses under ``losses/``) and the run's history."""
+    for key, value in stats.items():
+        writer.add_scalar(("" if "/" in key else "losses/") + key, value, run.learner_steps)
+    run.history.append({"update": run.update, "learner_steps": run.learner_steps, **{
+        k: v for k, v in stats.items() if isinstance(v, float) and math.isfinite(v)}})
+
+
+def _finish(run: Run, writer, clock: _Clock, log, progress) -> dict:
+    """The final evaluation, ``final.pt`` and ``best.pt``, results.json and the curves; the results."""
+    config, run_dir = run.config, run.run_dir
     log("final evaluation")
-    final = _evaluate(run, writer, config.final_eval_deals, config.final_eval_search_deals, log, progress, final=True)
+    final = _evaluate(run, writer, config.final_eval_deals, config.final_eval_search_deals, log, progress,
+                      final=True)
     _checkpoint(run, None, clock)
     run.save("final.pt", with_state=False)
     best = _confirm_best(run, final, log, progress)
@@ -425,24 +463,19 @@ def _train(config: TrainConfig, resume: str | os.PathLike | None, log) -> dict:
     plot_learning_curves(run.history, run.evaluations, run_dir / "learning_curves.png",
                          title=f"{config.game}, {config.num_players} players, seed {config.seed}")
     writer.close()
-    log(f"final evaluation, {config.final_eval_deals} duplicate deals per opponent (greedy):\n{describe(final)}\n"
+    log(f"final evaluation, {_deals_text(config, config.final_eval_deals)} per opponent (greedy):\n"
+        f"{describe(final)}\n"
         f"{run.learner_steps:,} learner decisions in {clock.wall() / 60:.1f} minutes, "
-        f"{run.cpu_seconds_all / 60:.1f} CPU-minutes; run folder: {run_dir}")
+        f"{run.cpu_seconds_all / 60:.1f} CPU-minutes; run folder: {run_dir}\n"
+        f"{next_commands(run_dir, config.game, config.num_players)}")
     return results
 
 
-def _search(learning, config: TrainConfig, update: int) -> dict:
-    """Expert iteration's search of the rollout's positions; what it found, for the logs."""
-    searched, deviated, gains = learning.search_targets(config.expert_positions, config.seed * 100_003 + update)
-    return {"expert/searched": float(searched), "expert/deviated_share": deviated / searched if searched else 0.0,
-            "expert/mean_gain_points": gains / searched if searched else 0.0}
-
-
-def make_learning(stations: Stations, model: torch.nn.Module, config: TrainConfig, device: torch.device):
-    """Where the learner runs: in the collecting processes on the CPU, else here on ``device``."""
-    if device.type == "cpu":
-        return WorkerLearning(stations)
-    return CentralLearning(stations, model, config, device)
+def _deals_text(config: TrainConfig, deals: int) -> str:
+    """``deals`` duplicate deals, said with the hands they make."""
+    n = config.num_players
+    played = "twice with the seats swapped" if n == 2 else f"{n} times with the seats rotated"
+    return f"{deals:,} deals, each played {played} = {deals * n:,} hands"
 
 
 def _rates_text(stats: dict, recent: collections.deque) -> str:
@@ -469,8 +502,8 @@ def _own_cpu() -> float:
 class _Clock:
     """Wall time since the start, and CPU time of this process and every process it started."""
 
-    def __init__(self, stations: Stations):
-        self.stations = stations
+    def __init__(self, workers: Workers):
+        self.workers = workers
         self.wall_start = time.perf_counter()
         self.restart()
 
@@ -486,7 +519,7 @@ class _Clock:
     def _all(self, own: float) -> float:
         finished = resource.getrusage(resource.RUSAGE_CHILDREN)  # the arena's processes, and closed workers
         return (own + finished.ru_utime + finished.ru_stime
-                + sum(_cpu_of(pid) for pid in self.stations.pids()))
+                + sum(_cpu_of(pid) for pid in self.workers.pids()))
 
     def restart(self) -> None:
         own = _own_cpu()  # one reading for both starts, so the total never trails the part
@@ -503,13 +536,11 @@ def _cpu_of(pid: int) -> float:
         return 0.0
 
 
-def _checkpoint(run: Run, learning, clock: _Clock) -> None:
+def _checkpoint(run: Run, learner: Workers | None, clock: _Clock) -> None:
     """Write ``checkpoint.pt`` with the learner's optimiser state, counting the CPU time so far."""
     with INTERRUPTS.held():  # counted once and written whole, even when Ctrl-C comes meanwhile
-        if learning is not None:
-            state = learning.training_state()
-            run.optimizer_state = state["optimizer"]
-            run.critic_state = state.get("critic")
+        if learner is not None:
+            run.optimizer_state = learner.call("get_state", True, first_only=True)[0]["optimizer"]
         run.cpu_seconds += clock.cpu_main()
         run.cpu_seconds_all += clock.cpu_all()
         clock.restart()
@@ -524,7 +555,8 @@ def _pool_arguments(run: Run) -> tuple[list[str], list[float]]:
 def _evaluate(run: Run, writer, deals: int, search_deals: int, log, progress, final: bool = False) -> dict:
     config = run.config
     path = run.save("evaluated.pt", with_state=False)
-    opponents = expand(config.eval_opponents, config.game, config.num_players)
+    opponents = [spec for spec in expand(config.eval_opponents, config.game, config.num_players)
+                 if search_deals or not is_search(spec)]
     results = _play_panel(run, path, opponents, deals, _evaluation_seed(config, final), search_deals,
                           progress(total=len(opponents), desc="final evaluation" if final else "evaluation",
                                    unit="opponent"))
@@ -542,8 +574,10 @@ def _evaluate(run: Run, writer, deals: int, search_deals: int, log, progress, fi
     else:
         path.unlink(missing_ok=True)
     if not final:
-        log(f"evaluation at {run.learner_steps:,} decisions (panel score {score:+.1f} points per hand):\n"
-            f"{describe(results)}")
+        scored = [spec for spec in results if scores(spec)]
+        log(f"evaluation at {run.learner_steps:,} decisions, {_deals_text(config, deals)} per opponent; panel "
+            f"score {score:+.1f} (the mean points per hand against {', '.join(scored) or 'none'}: it picks "
+            f"best.pt):\n{describe(results)}")
     return results
 
 
@@ -605,16 +639,6 @@ def _projected_decisions(run, num_updates: int, rollout_size: int) -> int:
     decisions; projecting keeps the bar's end at the run's end instead of short of it."""
     per_update = run.learner_steps / run.update if run.update else rollout_size
     return run.learner_steps + round(max(num_updates - run.update, 0) * per_update)
-
-
-def _progress_factory(enabled: bool):
-    """A ``tqdm`` bar maker for the run's stages (silent when ``enabled`` is false)."""
-    from tqdm import tqdm
-
-    def make(**settings):
-        return tqdm(disable=not enabled, dynamic_ncols=True, smoothing=0.1, **settings)
-
-    return make
 
 
 __all__ = ["train", "model_config", "ConfigError", "Summary"]

@@ -6,7 +6,7 @@ gets its last observation and its reward. Observations keep our ``{"observation"
 "action_mask"}`` dict, so a masked model reads the mask from them (``rummy_apps.rllib.model``).
 
 **Shaping** (``shaping_coef`` > 0 in the config, with ``gamma`` and ``shaping_potential``): the
-potential-based shaping of our trainer (``agents.training.rollout``, whose ``Potential`` it
+potential-based shaping of our trainer (``rummy_env.shaping``, whose ``Potential`` it
 uses). Each agent's decision gets ``γ Φ(s') − Φ(s)`` between its own successive decisions, where
 ``Φ`` is minus the agent's hand penalty by the exact solver at the start of its current turn
 (Indian: I7; Basic and römi: the least deadwood, B5, R7) times ``shaping_coef × reward_scale``,
@@ -54,7 +54,7 @@ class RummyMultiAgentEnv(MultiAgentEnv):
         self.shaping_scale = shaping_coef * self.aec.unwrapped.reward_scale
         self.potential = None
         if self.shaping_scale:
-            from agents.training.rollout import Potential
+            from rummy_env.shaping import Potential
 
             self.potential = Potential(self.game, self.num_players, potential)
         self.turn_potential: dict[str, float] = {}

@@ -4,7 +4,7 @@ Needs the ``ray`` extra: ``pip install -e ".[ray]"``. RLlib's new API stack (RLM
 EnvRunner) with:
 
 * ``env.RummyMultiAgentEnv``: our AEC environment, turn based, registered per game, with
-  our trainer's potential-based shaping (``agents.training.rollout.Potential``);
+  our trainer's potential-based shaping (``rummy_env.shaping.Potential``);
 * ``model.PolicyModule``: the learning policy, our network (the MLP or the card network,
   ``agents.policy.build_network``) whose logits the observation's action mask cuts down to the
   legal moves; ``--init CHECKPOINT`` starts it from one of our trainer's checkpoints (a clone of
@@ -39,19 +39,18 @@ import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from agents.training.config import TrainConfig
 from rummy_env.ruleset import GAMES, make_ruleset, parse_option
+from rummy_env.shaping import POTENTIALS
 
 OPPONENTS = ("self", "frozen", "rule")
 CONNECT_TIMEOUT_S = 5.0
 WORKER_NICENESS = "RAY_worker_niceness"
 """Ray's setting of its workers' niceness above the driver's (15 unless set)."""
-POTENTIALS = ("deadwood", "payment")
-"""What the shaping potential counts (``agents.training.rollout.Potential``)."""
 
-INHERITED = {"lr": "learning_rate", "gamma": "gamma", "gae_lambda": "gae_lambda", "clip": "clip_coef",
-             "entropy": "ent_coef", "vf_coef": "vf_coef", "grad_clip": "max_grad_norm",
-             "reward_scale": "reward_scale", "shaping_coef": "shaping_coef", "shaping_potential": "shaping_potential"}
-"""Settings that ``--init`` takes from the checkpoint's trainer config (ours: its key there) unless given."""
+INHERITED = ("learning_rate", "gamma", "gae_lambda", "clip_coef", "ent_coef", "vf_coef", "max_grad_norm",
+             "reward_scale", "shaping_coef", "shaping_potential")
+"""Settings that ``--init`` takes from the checkpoint's trainer config (the same names) unless given."""
 
 
 class RLlibSetupError(ValueError):
@@ -62,8 +61,9 @@ class RLlibSetupError(ValueError):
 class RLlibSettings:
     """What one RLlib run trains; ``check()`` refuses bad values by name.
 
-    The PPO defaults are those of our trainer (``agents.training``, docs/training.md); with
-    ``init``, ``from_checkpoint`` takes them from the checkpoint's own trainer config.
+    The PPO settings have our trainer's names and defaults (``agents.training.config.TrainConfig``,
+    the one source; docs/training.md); with ``init``, ``from_checkpoint`` takes them from the
+    checkpoint's own trainer config.
     """
 
     game: str = "indian"
@@ -78,27 +78,27 @@ class RLlibSettings:
     """games each env runner steps together"""
     train_batch: int = 4000
     """env steps per iteration (all env runners together)"""
-    minibatch: int = 500
+    minibatch_size: int = 500
     """SGD minibatch"""
-    epochs: int = 4
+    update_epochs: int = 4
     """passes over each batch"""
-    lr: float = 3e-4
+    learning_rate: float = TrainConfig.learning_rate
     """Adam learning rate"""
-    gamma: float = 0.995
+    gamma: float = TrainConfig.gamma
     """discount"""
-    gae_lambda: float = 0.95
+    gae_lambda: float = TrainConfig.gae_lambda
     """GAE lambda"""
-    clip: float = 0.2
+    clip_coef: float = TrainConfig.clip_coef
     """PPO clip range"""
-    entropy: float = 0.005
+    ent_coef: float = TrainConfig.ent_coef
     """entropy bonus coefficient"""
-    vf_coef: float = 0.5
+    vf_coef: float = TrainConfig.vf_coef
     """weight of the value loss"""
-    grad_clip: float = 0.5
+    max_grad_norm: float = TrainConfig.max_grad_norm
     """largest global gradient norm"""
-    reward_scale: float = 0.01
+    reward_scale: float = TrainConfig.reward_scale
     """env reward_scale: rewards are points times this"""
-    shaping_coef: float = 1.0
+    shaping_coef: float = TrainConfig.shaping_coef
     """weight of the shaping potential, in reward units per point (0: no shaping)"""
     shaping_potential: str = "deadwood"
     """what the potential counts: deadwood (the solver's least penalty) or payment"""
@@ -125,9 +125,9 @@ class RLlibSettings:
         meta = load_init(init)[1]
         config = meta.get("config") or {}
         values = {"game": meta["game"], "num_players": meta["num_players"], "model": dict(meta["model"])}
-        for ours, theirs in INHERITED.items():
-            if theirs in config and config[theirs] is not None:
-                values[ours] = config[theirs]
+        for name in INHERITED:
+            if config.get(name) is not None:
+                values[name] = config[name]
         if config.get("shaping") is False:
             values["shaping_coef"] = 0.0
         values.update({k: v for k, v in given.items() if v is not None})
@@ -141,13 +141,14 @@ class RLlibSettings:
             make_ruleset(self.game, self.num_players, **self.options)
         except (TypeError, ValueError) as error:
             raise RLlibSetupError(str(error)) from None
-        for name in ("iterations", "num_env_runners", "envs_per_env_runner", "train_batch", "minibatch", "epochs",
-                     "freeze_every", "snapshots"):
+        for name in ("iterations", "num_env_runners", "envs_per_env_runner", "train_batch", "minibatch_size",
+                     "update_epochs", "freeze_every", "snapshots"):
             value = getattr(self, name)
             low = 0 if name == "num_env_runners" else 1
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise RLlibSetupError(f"{name}={value!r}: expected an int >= {low}")
-        for name in ("lr", "gamma", "gae_lambda", "clip", "entropy", "vf_coef", "grad_clip", "reward_scale",
+        for name in ("learning_rate", "gamma", "gae_lambda", "clip_coef", "ent_coef", "vf_coef", "max_grad_norm",
+                     "reward_scale",
                      "shaping_coef"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
@@ -155,8 +156,8 @@ class RLlibSettings:
         if self.shaping_potential not in POTENTIALS:
             raise RLlibSetupError(f"shaping_potential={self.shaping_potential!r}: expected one of "
                                   f"{', '.join(POTENTIALS)}")
-        if self.minibatch > self.train_batch:
-            raise RLlibSetupError(f"minibatch={self.minibatch} is larger than train_batch={self.train_batch}")
+        if self.minibatch_size > self.train_batch:
+            raise RLlibSetupError(f"minibatch_size={self.minibatch_size} is larger than train_batch={self.train_batch}")
         bad = [o for o in self.opponents if o not in OPPONENTS]
         if bad or not self.opponents:
             raise RLlibSetupError(f"opponents {list(self.opponents)!r}: expected one or more of {', '.join(OPPONENTS)}")
@@ -295,10 +296,10 @@ def build_config(settings: RLlibSettings):
                      # wait for every runner's samples: RLlib drops those later than a minute, which on a
                      # busy machine can be all of them
                      sample_timeout_s=None)
-        .training(train_batch_size_per_learner=settings.train_batch, minibatch_size=settings.minibatch,
-                  num_epochs=settings.epochs, lr=settings.lr, gamma=settings.gamma, lambda_=settings.gae_lambda,
-                  clip_param=settings.clip, entropy_coeff=settings.entropy, vf_loss_coeff=settings.vf_coef,
-                  grad_clip=settings.grad_clip, grad_clip_by="global_norm")
+        .training(train_batch_size_per_learner=settings.train_batch, minibatch_size=settings.minibatch_size,
+                  num_epochs=settings.update_epochs, lr=settings.learning_rate, gamma=settings.gamma,
+                  lambda_=settings.gae_lambda, clip_param=settings.clip_coef, entropy_coeff=settings.ent_coef,
+                  vf_loss_coeff=settings.vf_coef, grad_clip=settings.max_grad_norm, grad_clip_by="global_norm")
         .multi_agent(policies=set(modules), policies_to_train=["main"],
                      policy_mapping_fn=functools.partial(seat_module, opponents=tuple(settings.opponents),
                                                          num_players=settings.num_players,
@@ -486,8 +487,9 @@ def _plain_settings(settings: RLlibSettings) -> dict:
 # ------------------------------------------------------------------ CLI
 
 
-TUNED = ("num_players", "iterations", "num_env_runners", "envs_per_env_runner", "train_batch", "minibatch", "epochs",
-         "lr", "gamma", "gae_lambda", "clip", "entropy", "vf_coef", "grad_clip", "reward_scale", "shaping_coef",
+TUNED = ("num_players", "iterations", "num_env_runners", "envs_per_env_runner", "train_batch", "minibatch_size",
+         "update_epochs", "learning_rate", "gamma", "gae_lambda", "clip_coef", "ent_coef", "vf_coef", "max_grad_norm",
+         "reward_scale", "shaping_coef",
          "shaping_potential", "model", "snapshots", "freeze_every", "seed")
 """Settings the command line sets when given (argparse defaults of None): with ``--init`` the rest
 come from the checkpoint (``INHERITED``), else from ``RLlibSettings``."""
@@ -521,15 +523,15 @@ def build_parser() -> argparse.ArgumentParser:
     add("--envs-per-env-runner", type=int, help=f"games each env runner steps together (default "
                                                 f"{d.envs_per_env_runner})")
     add("--train-batch", type=int, help=f"env steps per iteration, all runners together (default {d.train_batch})")
-    add("--minibatch", type=int, help=f"SGD minibatch (default {d.minibatch})")
-    add("--epochs", type=int, help=f"passes per batch (default {d.epochs})")
-    add("--lr", type=float, help=f"learning rate (default {d.lr})")
+    add("--minibatch-size", type=int, help=f"SGD minibatch (default {d.minibatch_size})")
+    add("--update-epochs", type=int, help=f"passes per batch (default {d.update_epochs})")
+    add("--learning-rate", type=float, help=f"learning rate (default {d.learning_rate})")
     add("--gamma", type=float, help=f"discount (default {d.gamma})")
     add("--gae-lambda", type=float, help=f"GAE lambda (default {d.gae_lambda})")
-    add("--clip", type=float, help=f"PPO clip range (default {d.clip})")
-    add("--entropy", type=float, help=f"entropy bonus coefficient (default {d.entropy})")
+    add("--clip-coef", type=float, help=f"PPO clip range (default {d.clip_coef})")
+    add("--ent-coef", type=float, help=f"entropy bonus coefficient (default {d.ent_coef})")
     add("--vf-coef", type=float, help=f"weight of the value loss (default {d.vf_coef})")
-    add("--grad-clip", type=float, help=f"largest global gradient norm (default {d.grad_clip})")
+    add("--max-grad-norm", type=float, help=f"largest global gradient norm (default {d.max_grad_norm})")
     add("--reward-scale", type=float, help=f"rewards are points times this (default {d.reward_scale})")
     add("--shaping-coef", type=float, help=f"weight of the shaping potential per point, 0 for none (default "
                                            f"{d.shaping_coef}; docs/rllib.md \"Shaping\")")
