@@ -209,7 +209,7 @@ def test_move_by_kind_and_by_action_id_are_the_same_move(server):
     a = client.post(f"/api/games/{first['id']}/move", json={"action": 0}).json()
     b = client.post(f"/api/games/{second['id']}/move", json={"kind": "draw"}).json()
     assert a["table"]["view"] == b["table"]["view"] and a["event"] == b["event"]
-    assert a["event"]["text"].startswith("draw (")  # the person's own log shows the card drawn
+    assert a["event"]["text"].startswith("drew from the stock (")  # the person's own log shows the card drawn
 
 
 def test_meld_by_cards_lays_the_template_or_explains(server):

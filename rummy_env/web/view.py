@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from ..cards import JOKER, NUM_TYPES, format_card, from_counts, rank_of, sort_key, suit_of
 from ..encoding import action_layout
-from ..game import DECLARE, DISCARD, MELD, MOVE_NAMES, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW, GameState
+from ..game import (DECLARE, DISCARD, MELD, MOVE_NAMES, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW, TAKE_CUT,
+                    GameState)
 from ..melds import SET, table_meld_cards
-from ..play import command_text
 from ..solver import best_arrangement
 from ..table import template_index
+from .words import move_words
 
 PHASES = {PHASE_DRAW: "draw", PHASE_PLAY: "play"}
 
@@ -67,15 +68,17 @@ def table_view(state: GameState) -> list[dict]:
 
 
 def legal_view(state: GameState) -> list[dict]:
-    """The legal moves of the player to act, each with its action id, its words and the cards it uses."""
+    """The legal moves of the player to act, each with its action id, its words, the cards it uses and whether
+    it ``finishes`` the hand (a declaration, the hand's last cards, or the cut card taken to go out)."""
     layout = action_layout(state.rules.game)
     rules = state.rules
     hand = state.hands[state.current]
     templates = template_index(rules.ace_high, rules.max_jokers) if rules.table_melds else None
     out = []
+    size = sum(hand)
     for move in state.legal_moves():
         kind, a, b = move
-        entry = {"action": layout.action(move), "kind": MOVE_NAMES[kind], "text": command_text(state, move)}
+        entry = {"action": layout.action(move), "kind": MOVE_NAMES[kind], "text": move_words(state, move)}
         if kind in (DISCARD, DECLARE):
             entry["card"] = a
         elif kind == MELD:
@@ -85,6 +88,8 @@ def legal_view(state: GameState) -> list[dict]:
             entry.update(card=a, slot=b, end="high" if a == JOKER else None, swap=swap)
         elif kind == PLACE_JOKER_LOW:
             entry.update(card=JOKER, slot=a, end="low", swap=False)
+        used = len(entry["cards"]) if "cards" in entry else 1 if "card" in entry else 0
+        entry["finishes"] = kind in (DECLARE, TAKE_CUT) or (used == size and not entry.get("swap"))  # I5, R4
         out.append(entry)
     return out
 
