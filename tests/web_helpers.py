@@ -35,21 +35,60 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+"""A phone's screen for ``browser_context(..., **PHONE)``: 390 CSS pixels wide, touch only."""
+
+
 @contextlib.contextmanager
-def browser_context(playwright, enforce_csp: bool = False):
-    """A headless Chromium context with a fresh profile, on the system browser (never Playwright's download).
+def browser_context(playwright, enforce_csp: bool = False, **screen):
+    """A headless Chromium context with a fresh profile, on the system browser (never Playwright's download),
+    1280 × 860 unless ``screen`` says otherwise (``PHONE``).
 
     Playwright's ``wait_for_function`` evaluates its string, which the page's Content-Security-Policy
     forbids; contexts bypass the policy unless ``enforce_csp``."""
     profile = tempfile.mkdtemp(prefix="rummy-web-chromium-")
     context = playwright.chromium.launch_persistent_context(
         profile, executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS,
-        viewport={"width": 1280, "height": 860}, bypass_csp=not enforce_csp)
+        bypass_csp=not enforce_csp, **({"viewport": {"width": 1280, "height": 860}} | screen))
     try:
         yield context
     finally:
         context.close()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- driving the page
+
+MY_TURN = ("(() => { const p = window.rummyPage, t = p.table; return t !== null && !p.busy && "
+           "(t.result !== null || (t.view.to_act === t.seat && p.timer === null)); })()")
+"""True once the page waits for the person: their turn (no opponent move pending), or the hand's end."""
+
+
+def table(page) -> dict:
+    """The last snapshot the page took in."""
+    return page.evaluate("window.rummyPage.table")
+
+
+def wait_for_reply(page, replies: int) -> None:
+    page.wait_for_function(f"window.rummyPage.replies > {replies} && !window.rummyPage.busy")
+
+
+def play_hint(page) -> None:
+    """The person plays the hint agent's move through the page's own calls (no pointing: fast)."""
+    replies = page.evaluate("window.rummyPage.replies")
+    page.evaluate("(async () => { await askHint(); await send({action: window.rummyPage.hint.action}); })()")
+    wait_for_reply(page, replies)
+
+
+def play_until(page, done, limit: int = 300) -> dict:
+    """Follow the hints until ``done(table)`` holds at the person's turn or the hand's end; that table."""
+    for _ in range(limit):
+        page.wait_for_function(MY_TURN)
+        t = table(page)
+        if done(t) or t["result"] is not None:
+            return t
+        play_hint(page)
+    raise AssertionError(f"nothing wanted came in {limit} moves")
 
 
 # ----------------------------------------------------------------------------- hidden cards
