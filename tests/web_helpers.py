@@ -2,6 +2,7 @@
 swaps, and the cards a reply may name.
 
     python tests/web_helpers.py --screenshot docs/images/web-romi.png   # the docs' römi table
+    python tests/web_helpers.py --screenshot docs/images/web-phone.png --phone
 """
 
 from __future__ import annotations
@@ -141,14 +142,16 @@ def public_cards(state: GameState) -> set[int]:
 # ----------------------------------------------------------------------------- the docs' screenshot
 
 
-def take_screenshot(path: str, seed: int = 11, moves: int = 18) -> None:
-    """A römi table against pretrained:romi some turns in (melds on the table), written to ``path``."""
+def take_screenshot(path: str, seed: int = 11, moves: int = 14, phone: bool = False) -> None:
+    """A römi table against pretrained:romi some turns in (melds on the table), written to ``path``
+    (at 1280 px, or on a 390-px phone)."""
     from playwright.sync_api import sync_playwright
 
     from rummy_env.web.app import TableDefaults, create_app
 
     app = create_app(TableDefaults(game="romi", opponents=("pretrained:romi",), delay_ms=0))
-    with running_server(app) as url, sync_playwright() as playwright, browser_context(playwright) as context:
+    screen = PHONE if phone else {}
+    with running_server(app) as url, sync_playwright() as playwright, browser_context(playwright, **screen) as context:
         page = context.new_page()
         page.goto(f"{url}/?delay=0&seed={seed}")  # a practice deal: the same picture every time
         page.wait_for_function("window.rummyPage.table !== null")
@@ -174,7 +177,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Write the docs' screenshot of a römi table (docs/web.md).")
     parser.add_argument("--screenshot", default="docs/images/web-romi.png")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--moves", type=int, default=18, help="your moves (the hint's) before the picture")
+    parser.add_argument("--moves", type=int, default=14, help="your moves (the hint's) before the picture")
+    parser.add_argument("--phone", action="store_true", help="a 390-px phone's screen (docs/images/web-phone.png)")
     args = parser.parse_args()
-    take_screenshot(args.screenshot, args.seed, args.moves)
+    take_screenshot(args.screenshot, args.seed, args.moves, args.phone)
     print(f"wrote {args.screenshot}")
