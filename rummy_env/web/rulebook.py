@@ -30,52 +30,54 @@ def render(markdown: str) -> str:
     out = ['<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
            '<meta name="viewport" content="width=device-width, initial-scale=1">'
            '<title>rule book</title><link rel="stylesheet" href="/static/rules.css"></head><body>']
-    block: list[str] = []  # the lines of the paragraph or rule being read
-    kind = None  # "p", "li" or None
+    rule: str | None = None  # the id of the rule being read
+    parts: list[list[str]] = []  # its lines: the rule's own, then one list per nested item
+    paragraph: list[str] = []
     in_list = False
 
     def close() -> None:
-        nonlocal kind
-        if kind == "p":
-            out.append(f"<p>{_inline(' '.join(block))}</p>")
-        elif kind == "li":
-            parts = " ".join(block).split(" \0 ")
-            rule = _RULE.match(block[0])[1]
-            body = "".join(f"<p>{_inline(part)}</p>" for part in parts[1:])
-            out.append(f'<li id="{rule}">{_inline(parts[0][2:])}{body}</li>')
-        block.clear()
-        kind = None
+        nonlocal rule
+        if rule is not None:
+            head, *nested = (" ".join(lines) for lines in parts)
+            body = "".join(f"<p>{_inline(text)}</p>" for text in nested)
+            out.append(f'<li id="{rule}">{_inline(head)}{body}</li>')
+            rule = None
+            parts.clear()
+        if paragraph:
+            out.append(f"<p>{_inline(' '.join(paragraph))}</p>")
+            paragraph.clear()
+
+    def end_list() -> None:
+        nonlocal in_list
+        if in_list:
+            out.append("</ul>")
+            in_list = False
 
     for line in markdown.splitlines():
-        stripped = line.strip()
-        if not stripped or line.startswith("#") or _RULE.match(line):
+        text = line.strip()
+        found = _RULE.match(line)
+        if not text or line.startswith("#") or found:
             close()
         if line.startswith("#"):
-            if in_list:
-                out.append("</ul>")
-                in_list = False
+            end_list()
             level = len(line) - len(line.lstrip("#"))
             out.append(f"<h{level}>{_inline(line.lstrip('#').strip())}</h{level}>")
-        elif _RULE.match(line):
+        elif found:
             if not in_list:
                 out.append("<ul>")
                 in_list = True
-            block.append(line)
-            kind = "li"
-        elif stripped:
-            if kind == "li" and stripped.startswith("- "):
-                block.append("\0 " + stripped[2:])
-            elif kind == "li":
-                block.append(stripped)
+            rule = found[1]
+            parts.append([text[2:]])
+        elif text and rule is not None:
+            if text.startswith("- "):
+                parts.append([text[2:]])
             else:
-                if in_list:
-                    out.append("</ul>")
-                    in_list = False
-                block.append(stripped)
-                kind = "p"
+                parts[-1].append(text)
+        elif text:
+            end_list()
+            paragraph.append(text)
     close()
-    if in_list:
-        out.append("</ul>")
+    end_list()
     out.append("</body></html>\n")
     return "\n".join(out)
 

@@ -393,6 +393,8 @@ function renderActions(t, mine) {
 // the highest does (B6); the server says which (match.lowest_wins), from the game's rule set.
 function addedWord(m) { return m.lowest_wins ? "pays" : "scores"; }
 
+function addedVerb(m, name) { return name === "you" ? (m.lowest_wins ? "pay" : "score") : addedWord(m); }
+
 function outcomeWords(t, hand) {
   const how = { declare: "declared", out: "went out" }[hand.outcome];
   if (how) return `${t.names[hand.winner]} ${how}`;
@@ -419,7 +421,7 @@ function renderSide(t) {
   for (const h of t.finished) {
     const li = document.createElement("li");
     li.dataset.hand = h.hand;
-    const each = t.names.map((n, p) => `${n} ${addedWord(m).replace(/s$/, n === "you" ? "" : "s")} ${h.added[p]}`).join(", ");
+    const each = t.names.map((n, p) => `${n} ${addedVerb(m, n)} ${h.added[p]}`).join(", ");
     setText(li, `hand ${h.hand}: ${outcomeWords(t, h)}; ${each}`);
     finished.appendChild(li);
   }
