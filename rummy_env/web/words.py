@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..cards import JOKER, RANK_CHARS, SUIT_SYMBOLS, parse_card, rank_of, suit_of
-from ..game import (DECLARE, DISCARD, DRAW, MELD, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD, GameState,
+from rummy_env.cards import JOKER, RANK_CHARS, SUIT_SYMBOLS, parse_card, rank_of, suit_of
+from rummy_env.game import (DECLARE, DISCARD, DRAW, MELD, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD, GameState,
                     Move)
-from ..melds import table_meld_cards
-from ..table import template_index
+from rummy_env.melds import table_meld_cards
+from rummy_env.table import template_index
 
 
 def card_words(card: int) -> str:
