@@ -226,7 +226,7 @@ def test_joker_swap_and_joker_at_a_runs_low_end_by_dropping(browser, seed, wante
     assert game.layout.action(game.state.history[-1]) == move["action"]
     after = table(page)
     if wanted == "swap":
-        assert after["view"]["owed"] == [52] and "must put *" in page.inner_text("#status")
+        assert after["view"]["owed"] == [52] and "must put joker" in page.inner_text("#status")
         assert page.locator("#hand .card.owed").count() == 1
     play_hand(page, pointer)
     assert page.errors == []

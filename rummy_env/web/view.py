@@ -20,22 +20,24 @@ from ..game import (DECLARE, DISCARD, MELD, MOVE_NAMES, PHASE_DRAW, PHASE_PLAY, 
 from ..melds import SET, table_meld_cards
 from ..solver import best_arrangement
 from ..table import template_index
-from .words import move_words
+from .words import card_words, move_words
 
 PHASES = {PHASE_DRAW: "draw", PHASE_PLAY: "play"}
 
 
 def card_faces() -> list[dict]:
-    """Per card type: its G2 name (``Qh``), the name with a suit symbol (``Q♥``), rank and suit letters."""
+    """Per card type: its G2 name (``Qh``), the name with a suit symbol (``Q♥``), the page's words for it
+    (``10♥``, ``joker``: ``rummy_env.web.words``), rank and suit letters."""
     faces = []
     for card in range(NUM_TYPES):
         if card == JOKER:
-            faces.append({"card": card, "name": "*", "symbol": "*", "rank": "*", "suit": None})
+            faces.append({"card": card, "name": "*", "symbol": "*", "words": card_words(card), "rank": "*",
+                          "suit": None})
         else:
             name = format_card(card)
             faces.append({"card": card, "name": name, "symbol": format_card(card, symbols=True),
-                          "rank": name[:-1], "suit": name[-1], "suit_index": suit_of(card),
-                          "rank_index": rank_of(card)})
+                          "words": card_words(card), "rank": name[:-1], "suit": name[-1],
+                          "suit_index": suit_of(card), "rank_index": rank_of(card)})
     return faces
 
 

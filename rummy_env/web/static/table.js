@@ -174,15 +174,15 @@ function cardEl(card, standsFor = null, extra = "") {
     const standing = standsFor !== null && standsFor !== undefined;
     el.innerHTML = `<span class="corner">★</span><span class="pip joker-pip"></span>`;
     el.querySelector(".pip").textContent = standing ? `=${face(standsFor).symbol}` : "JOKER";
-    if (standing) el.title = `a joker standing for ${face(standsFor).name}`;
+    if (standing) el.title = `a joker standing for ${face(standsFor).words}`;
   } else {
     const rank = f.rank === "T" ? "10" : f.rank;
     const suit = f.symbol.slice(-1);
     if (f.suit === "h" || f.suit === "d") el.classList.add("red");
     el.innerHTML = `<span class="corner">${rank}${suit}</span><span class="pip">${suit}</span>`;
-    el.title = f.name;
+    el.title = f.words;
   }
-  el.setAttribute("aria-label", f.name);
+  el.setAttribute("aria-label", f.words);
   return el;
 }
 
@@ -286,7 +286,7 @@ function statusText(t, mine) {
     if (legal("take_cut").length) ways.push("take the cut card and go out (R4)");
     return `your turn: ${ways.join(", or ")}`;
   }
-  if (v.owed.length) return `your turn: you must put ${v.owed.map((c) => face(c).name).join(" ")} on the table this turn (R4, R5)`;
+  if (v.owed.length) return `your turn: you must put ${v.owed.map((c) => face(c).words).join(" ")} on the table this turn (R4, R5)`;
   const game = page.meta.games[t.game];
   if (game.declares) return "your turn: discard a card, or declare with it (I5)";
   return "your turn: meld, lay off onto the table, then discard";
@@ -377,7 +377,7 @@ function renderActions(t, mine) {
   if (chosen.length >= 2 && page.meta.games[t.game].table_melds) {
     const melds = t.view.legal.filter((m) => m.kind === "meld" && sameCards(m.cards, chosen));
     for (const m of melds) box.appendChild(button(m.text, () => send({ action: m.action }), true));
-    if (!melds.length) box.appendChild(button(`meld ${chosen.map((c) => face(c).symbol).join(" ")}`, () => send({ kind: "meld", cards: chosen })));
+    if (!melds.length) box.appendChild(button(`meld ${chosen.map((c) => face(c).words).join(" ")}`, () => send({ kind: "meld", cards: chosen })));
   }
   if (chosen.length === 0) {
     const hint = document.createElement("span");
@@ -603,7 +603,7 @@ function fillSetup(game, chosen) {
   box.replaceChildren();
   for (let p = 1; p < Number(players.value); p++) {
     const label = document.createElement("label");
-    label.textContent = `player_${p} `;
+    label.textContent = `player ${p} `;
     const select = document.createElement("select");
     select.className = "setup-opponent";
     const agents = g.agents[players.value];
