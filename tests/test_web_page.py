@@ -186,6 +186,8 @@ def test_a_phone_scrolls_only_down_shows_the_scores_and_plays_by_taps(playwright
         scores = box(page, "#scores")
         assert 0 <= scores["x"] and scores["x"] + scores["width"] <= 390
         assert scores["y"] + scores["height"] <= page.evaluate("innerHeight")
+        page.tap("#show-setup")  # the new-game form fits too
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
         assert page.errors == []
 
 
