@@ -39,7 +39,12 @@ from rummy_apps.web.store import GameStore  # noqa: E402
 from rummy_apps.web.view import seat_view  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CARD_TOKEN = re.compile(r"(?<![\w*=])(?:[A2-9TJQK][shdc]|\*)(?![\w])")
+CARD_TOKEN = re.compile(r"(?:10|[A2-9JQK])[♠♥♦♣]|\bjoker\b")
+"""A card as the page's words name it (``10♥``, ``Q♠``, ``joker``)."""
+
+
+def named_cards(text: str) -> set[int]:
+    return {parse_card("*" if t == "joker" else t) for t in CARD_TOKEN.findall(text)}
 
 
 @pytest.fixture(scope="module")
@@ -150,8 +155,10 @@ def test_whole_hands_never_send_a_hidden_card(server, game, players, opponents):
             assert sorted(hidden_cards(state, 0)) == sorted(hidden_cards(hidden_variant(state, 0, rng), 0))
         event = reply["event"]
         if event["seat"] != 0:
-            named = {parse_card(t) for t in CARD_TOKEN.findall(event["text"])}
+            named = named_cards(event["text"])
             assert named <= public_cards(state), (event, named - public_cards(state))
+            if event["text"].startswith("discarded"):
+                assert len(named) == 1  # the words name the card
         seen.append(event)
 
     table = play_to_end(client, game_id, check)
@@ -209,7 +216,7 @@ def test_move_by_kind_and_by_action_id_are_the_same_move(server):
     a = client.post(f"/api/games/{first['id']}/move", json={"action": 0}).json()
     b = client.post(f"/api/games/{second['id']}/move", json={"kind": "draw"}).json()
     assert a["table"]["view"] == b["table"]["view"] and a["event"] == b["event"]
-    assert a["event"]["text"].startswith("draw (")  # the person's own log shows the card drawn
+    assert a["event"]["text"].startswith("drew from the stock (")  # the person's own log shows the card drawn
 
 
 def test_meld_by_cards_lays_the_template_or_explains(server):

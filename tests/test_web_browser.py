@@ -1,7 +1,8 @@
 """The web table in a real browser: headless Chromium (the system's, through Playwright) plays whole
 hands of each game by pointing: clicks on the stock, the pile and the cut card, cards selected and
 melded, double-clicks and drops on the pile to discard, drags onto table melds, a refused move,
-the hand's end with every hand shown, the next hand and a new match (docs/web.md "The page")."""
+the hand's end with every hand shown, the finished hands, the next hand and a new match (docs/web.md
+"The page"). tests/test_web_page.py checks the page's layout and words."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ pytest.importorskip("uvicorn", reason="the web table needs the [web] extra (pip 
 sync_api = pytest.importorskip("playwright.sync_api",
                                reason="the browser tests need playwright (pip install playwright)")
 
-from web_helpers import browser_context, chromium_path, running_server  # noqa: E402
+from web_helpers import MY_TURN, browser_context, chromium_path, running_server, table, wait_for_reply  # noqa: E402
 
 from rummy_apps.web.app import TableDefaults, create_app  # noqa: E402
 
@@ -26,8 +27,6 @@ pytestmark = [
 ]
 
 TIMEOUT_MS = 15_000
-MY_TURN = ("(() => { const p = window.rummyPage, t = p.table; return t !== null && !p.busy && "
-           "(t.result !== null || (t.view.to_act === t.seat && p.timer === null)); })()")
 
 
 @pytest.fixture(scope="module")
@@ -53,14 +52,6 @@ def browser(playwright):
             return page
 
         yield app, open_page
-
-
-def table(page) -> dict:
-    return page.evaluate("window.rummyPage.table")
-
-
-def wait_for_reply(page, replies: int) -> None:
-    page.wait_for_function(f"window.rummyPage.replies > {replies} && !window.rummyPage.busy")
 
 
 def hand_card(page, card: int, skip: int = 0):
@@ -158,11 +149,13 @@ def check_hand_end(page, t: dict) -> None:
     page.wait_for_selector("#end:not([hidden])")
     rows = page.locator("#end-hands tr[data-seat]")
     assert rows.count() == t["players"]
+    added = t["finished"][-1]["added"]
     for h in t["result"]["hands"]:
         row = page.locator(f'#end-hands tr[data-seat="{h["seat"]}"]')
         assert row.locator(".revealed .card").count() == len(h["cards"])
-        assert row.locator("td").nth(2).inner_text() == str(t["result"]["payments"][h["seat"]])
-    assert "match" in page.inner_text("#end-match")
+        assert row.locator("td").nth(2).inner_text() == str(added[h["seat"]])
+        assert row.locator("td").nth(3).inner_text() == str(t["match"]["totals"][h["seat"]])
+    assert "total wins" in page.inner_text("#end-match")
 
 
 @pytest.mark.parametrize("game, players, seed", [("indian", 2, 2), ("basic", 3, 2), ("romi", 2, 0)])
@@ -183,6 +176,7 @@ def test_whole_hand_by_pointing_then_the_next_hand(browser, game, players, seed)
     replies = page.evaluate("window.rummyPage.replies")
     hand_card(page, t["view"]["hand"][0]).dblclick()
     wait_for_reply(page, replies)
+    assert page.inner_text("#message.refused").startswith("you cannot discard ")
     assert "draw first (I4, B3, R4)" in page.inner_text("#message.refused")
     assert game_state.to_dict() == before and table(page)["view"] == t["view"]
 
@@ -202,6 +196,9 @@ def test_whole_hand_by_pointing_then_the_next_hand(browser, game, players, seed)
     page.wait_for_function("window.rummyPage.table.hand_number === 2 && window.rummyPage.table.result === null")
     assert page.locator("#end").is_hidden()
     assert "hand 2" in page.inner_text("#subtitle")
+    finished = page.locator("#finished li")  # the list of finished hands keeps the first one's result
+    assert finished.count() == 1 and finished.inner_text().startswith("hand 1: ")
+    assert all(str(a) in finished.inner_text() for a in t["finished"][0]["added"])
     assert page.errors == []
 
 
@@ -229,7 +226,7 @@ def test_joker_swap_and_joker_at_a_runs_low_end_by_dropping(browser, seed, wante
     assert game.layout.action(game.state.history[-1]) == move["action"]
     after = table(page)
     if wanted == "swap":
-        assert after["view"]["owed"] == [52] and "must put *" in page.inner_text("#status")
+        assert after["view"]["owed"] == [52] and "must put joker" in page.inner_text("#status")
         assert page.locator("#hand .card.owed").count() == 1
     play_hand(page, pointer)
     assert page.errors == []

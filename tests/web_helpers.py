@@ -2,6 +2,7 @@
 swaps, and the cards a reply may name.
 
     python tests/web_helpers.py --screenshot docs/images/web-romi.png   # the docs' römi table
+    python tests/web_helpers.py --screenshot docs/images/web-phone.png --phone
 """
 
 from __future__ import annotations
@@ -35,21 +36,60 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+"""A phone's screen for ``browser_context(..., **PHONE)``: 390 CSS pixels wide, touch only."""
+
+
 @contextlib.contextmanager
-def browser_context(playwright, enforce_csp: bool = False):
-    """A headless Chromium context with a fresh profile, on the system browser (never Playwright's download).
+def browser_context(playwright, enforce_csp: bool = False, **screen):
+    """A headless Chromium context with a fresh profile, on the system browser (never Playwright's download),
+    1280 × 860 unless ``screen`` says otherwise (``PHONE``).
 
     Playwright's ``wait_for_function`` evaluates its string, which the page's Content-Security-Policy
     forbids; contexts bypass the policy unless ``enforce_csp``."""
     profile = tempfile.mkdtemp(prefix="rummy-web-chromium-")
     context = playwright.chromium.launch_persistent_context(
         profile, executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS,
-        viewport={"width": 1280, "height": 860}, bypass_csp=not enforce_csp)
+        bypass_csp=not enforce_csp, **({"viewport": {"width": 1280, "height": 860}} | screen))
     try:
         yield context
     finally:
         context.close()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- driving the page
+
+MY_TURN = ("(() => { const p = window.rummyPage, t = p.table; return t !== null && !p.busy && "
+           "(t.result !== null || (t.view.to_act === t.seat && p.timer === null)); })()")
+"""True once the page waits for the person: their turn (no opponent move pending), or the hand's end."""
+
+
+def table(page) -> dict:
+    """The last snapshot the page took in."""
+    return page.evaluate("window.rummyPage.table")
+
+
+def wait_for_reply(page, replies: int) -> None:
+    page.wait_for_function(f"window.rummyPage.replies > {replies} && !window.rummyPage.busy")
+
+
+def play_hint(page) -> None:
+    """The person plays the hint agent's move through the page's own calls (no pointing: fast)."""
+    replies = page.evaluate("window.rummyPage.replies")
+    page.evaluate("(async () => { await askHint(); await send({action: window.rummyPage.hint.action}); })()")
+    wait_for_reply(page, replies)
+
+
+def play_until(page, done, limit: int = 300) -> dict:
+    """Follow the hints until ``done(table)`` holds at the person's turn or the hand's end; that table."""
+    for _ in range(limit):
+        page.wait_for_function(MY_TURN)
+        t = table(page)
+        if done(t) or t["result"] is not None:
+            return t
+        play_hint(page)
+    raise AssertionError(f"nothing wanted came in {limit} moves")
 
 
 # ----------------------------------------------------------------------------- hidden cards
@@ -102,14 +142,16 @@ def public_cards(state: GameState) -> set[int]:
 # ----------------------------------------------------------------------------- the docs' screenshot
 
 
-def take_screenshot(path: str, seed: int = 11, moves: int = 18) -> None:
-    """A römi table against pretrained:romi some turns in (melds on the table), written to ``path``."""
+def take_screenshot(path: str, seed: int = 11, moves: int = 14, phone: bool = False) -> None:
+    """A römi table against pretrained:romi some turns in (melds on the table), written to ``path``
+    (at 1280 px, or on a 390-px phone)."""
     from playwright.sync_api import sync_playwright
 
     from rummy_apps.web.app import TableDefaults, create_app
 
     app = create_app(TableDefaults(game="romi", opponents=("pretrained:romi",), delay_ms=0))
-    with running_server(app) as url, sync_playwright() as playwright, browser_context(playwright) as context:
+    screen = PHONE if phone else {}
+    with running_server(app) as url, sync_playwright() as playwright, browser_context(playwright, **screen) as context:
         page = context.new_page()
         page.goto(f"{url}/?delay=0&seed={seed}")  # a practice deal: the same picture every time
         page.wait_for_function("window.rummyPage.table !== null")
@@ -135,7 +177,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Write the docs' screenshot of a römi table (docs/web.md).")
     parser.add_argument("--screenshot", default="docs/images/web-romi.png")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--moves", type=int, default=18, help="your moves (the hint's) before the picture")
+    parser.add_argument("--moves", type=int, default=14, help="your moves (the hint's) before the picture")
+    parser.add_argument("--phone", action="store_true", help="a 390-px phone's screen (docs/images/web-phone.png)")
     args = parser.parse_args()
-    take_screenshot(args.screenshot, args.seed, args.moves)
+    take_screenshot(args.screenshot, args.seed, args.moves, args.phone)
     print(f"wrote {args.screenshot}")

@@ -5,7 +5,8 @@
 ``create_app`` (``rummy_apps.web.app``) is the ASGI app: one static page of plain JavaScript and
 a JSON API. The server holds every game and checks every move with the engine
 (``rummy_env.game.GameState``); the browser receives only what the person's seat may see
-(``rummy_apps.web.view``). Needs the ``[web]`` extra (Starlette, uvicorn); opponents are any agent
+(``rummy_apps.web.view``), in the page's words (``rummy_apps.web.words``), with the rule book at
+``/rules`` (``rummy_apps.web.rulebook``). Needs the ``[web]`` extra (Starlette, uvicorn); opponents are any agent
 spec (``agents.registry``), the shipped ONNX policies by default, with no torch.
 """
 

@@ -2,6 +2,7 @@
 
 ==========================  =================================================================
 ``GET /``                   the page (``static/index.html``, plain JavaScript)
+``GET /rules``              the rule book (``docs/rules.md``), each rule at ``#ID``: the page links rule ids here
 ``GET /api/meta``           games, table sizes, rule options, the agent specs offered, card names
 ``POST /api/games``         a new match: ``{game, players, opponents, practice, seed, hint, options}``
 ``GET /api/games/ID``       the person's view of the match
@@ -39,7 +40,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -47,6 +48,7 @@ from rummy_env.ruleset import GAMES, game_spec, make_ruleset
 from .errors import WebError, shown
 from .guard import LOCAL_NAMES, SECURITY_HEADERS, NewGameLimiter, TableGuard
 from .opponents import AgentSource
+from .rulebook import RULE_BOOK, rule_book_html
 from .session import SEAT, WebGame, agent_seed
 from .store import GameStore
 from .view import card_faces
@@ -93,6 +95,13 @@ def create_app(defaults: TableDefaults | None = None, store: GameStore | None = 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
+    async def rules(request: Request) -> Response:
+        book = rule_book_html()
+        if book is None:
+            raise WebError(404, f"this installation has no rule book to serve: it is {RULE_BOOK.name} in the "
+                                f"repository's docs/ folder")
+        return HTMLResponse(book)
+
     async def meta(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(_meta, defaults, source, practice))
 
@@ -126,6 +135,7 @@ def create_app(defaults: TableDefaults | None = None, store: GameStore | None = 
 
     routes = [
         Route("/", page),
+        Route("/rules", rules),
         Route("/api/meta", meta),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{game_id}", show, methods=["GET"]),

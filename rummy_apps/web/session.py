@@ -23,18 +23,19 @@ from agents.base import Agent
 
 from rummy_env.cards import JOKER, NUM_TYPES, format_card
 from rummy_env.encoding import EncodingError, ObservationEncoder, action_layout, action_mask
-from rummy_env.game import DRAW, MOVE_NAMES, PLACE_JOKER_LOW, IllegalMoveError, Move
+from rummy_env.game import DRAW, MELD, MOVE_NAMES, PLACE, PLACE_JOKER_LOW, IllegalMoveError, Move
 from rummy_env.match import Match
-from ..play import CommandError, command_text, parse_command
+from ..play import CommandError, parse_command
 from rummy_env.ruleset import RuleSet
 from .errors import WebError, shown
 from .view import revealed, seat_view
+from .words import cards_words, done_words, move_words, plain_reason, refusal_words, turn_words
 
 SEAT = 0
 """The person's seat. The starting seat moves one place each hand (G6), so every seat starts in turn."""
 
 LOG_SHOWN = 40
-"""The hand's last moves a reply carries (``moves_made`` counts them all)."""
+"""The hand's last moves a reply carries, each with its number in the hand (``moves_made`` counts them all)."""
 
 _CARD_KINDS = ("discard", "declare", "place")
 _SLOT_KINDS = ("place", "place_joker_low")
@@ -52,13 +53,15 @@ class WebGame:
         self.practice = practice
         self.specs = {p: spec for p, spec in zip(self._others(), specs)}
         self.opponents = dict(zip(self._others(), opponents))
-        self.names = {SEAT: "you"} | {p: f"player_{p} ({spec})" for p, spec in self.specs.items()}
+        self.names = ["you" if p == SEAT else f"player {p}" for p in range(rules.num_players)]
         self.hint_spec = hint_spec
         self._make_hint = make_hint
         self._hint_agent: Agent | None = None
         self.encoder = ObservationEncoder(rules)
         self.layout = action_layout(rules.game)
         self.match = Match(rules, seed)
+        self.finished: list[dict] = []
+        """Per finished hand: how it ended, who won, what it added to each total, the totals after it."""
         self.lock = threading.RLock()
         self._deal()
 
@@ -69,7 +72,11 @@ class WebGame:
     def _deal(self) -> None:
         self.state = self.match.deal()
         self.log: list[dict] = []
-        self.last_moves: dict[int, str] = {}
+        self.turns: dict[int, list[tuple[Move, str]]] = {}
+        """Per player, the moves of its latest turn with their words."""
+        self.fresh_melds: set[int] = set()
+        """Table slots the others laid or extended since the person's last turn."""
+        self._last_mover: int | None = None
         for player, agent in self.opponents.items():
             agent.reset(seed=agent_seed(self.seed, self.match.hands_played, player))
         if self._hint_agent is not None:
@@ -87,14 +94,16 @@ class WebGame:
             "game": rules.game, "title": rules.spec.title, "players": rules.num_players,
             "options": rules.options, "practice": self.practice,
             "seed": self.seed if self.practice or match.is_over else None, "seat": SEAT,
-            "names": [self.names[p] for p in range(rules.num_players)],
+            "names": list(self.names),
             "specs": [self.specs.get(p) for p in range(rules.num_players)], "hint_by": self.hint_spec,
             "hand_number": match.hands_played + (0 if self.state.is_over else 1),
             "match": {"totals": list(match.totals), "target": rules.match_target,
                       "lowest_wins": rules.low_total_wins, "over": match.is_over, "winners": match.winners,
-                      "rule": rules.spec.rule_ids.match},
+                      "rule": rules.spec.rule_ids.match, "payment_rule": rules.spec.rule_ids.payment},
+            "finished": self.finished,
             "view": seat_view(self.state, SEAT),
-            "last_moves": [self.last_moves.get(p) for p in range(rules.num_players)],
+            "last_turns": [turn_words(self.turns[p]) if p in self.turns else None for p in range(rules.num_players)],
+            "fresh_melds": sorted(self.fresh_melds),
             "log": self.log[-LOG_SHOWN:],
             "moves_made": len(self.log),
             "result": revealed(self.state),
@@ -111,16 +120,16 @@ class WebGame:
                 raise WebError(409, f"it is not your turn: {self.names[state.current]} is to act "
                                     f"(POST /api/games/ID/opponent plays their move)")
             move = self._requested_move(request)
-            words = command_text(state, move)
             before = state.hands[SEAT][:]
+            said = done_words(state, move) if move in state.legal_moves() else ""
             try:
                 state.apply(move)
             except IllegalMoveError as error:
-                raise WebError(409, f"refused: {error}", refused=True) from None
+                raise WebError(409, refusal_words(state, move, str(error), self.names), refused=True) from None
             if move[0] == DRAW:
                 drawn = next(c for c in range(NUM_TYPES) if state.hands[SEAT][c] > before[c])
-                words = f"draw ({format_card(drawn)})"
-            return self._record(SEAT, move, words)
+                said = done_words(state, move, drawn)
+            return self._record(SEAT, move, said)
 
     def _requested_move(self, request: dict) -> Move:
         """The engine move a request names; a request that names none is a 400 saying why."""
@@ -160,11 +169,12 @@ class WebGame:
         """The meld template standing for ``cards`` (the terminal game's ``meld`` command reads them)."""
         if not isinstance(cards, list) or not cards:
             raise WebError(400, f"cards {shown(cards)}: expected a list of card types (0..52)")
-        text = "meld " + " ".join(format_card(_card(c)) for c in cards)
+        cards = [_card(c) for c in cards]
         try:
-            _, move = parse_command(self.state, text)
+            _, move = parse_command(self.state, "meld " + " ".join(format_card(c) for c in cards))
         except CommandError as error:
-            raise WebError(409, f"refused: {error}", refused=True) from None
+            raise WebError(409, f"you cannot meld {cards_words(cards)}: {plain_reason(str(error), self.names)}",
+                           refused=True) from None
         return move
 
     def hint(self) -> dict:
@@ -180,7 +190,7 @@ class WebGame:
             mask = action_mask(state)
             action = int(self._hint_agent.act(self.encoder.encode(state, SEAT, self.match.totals), mask))
             move = self.layout.move(action)
-            return {"action": action, "text": command_text(state, move), "by": self.hint_spec}
+            return {"action": action, "text": move_words(state, move), "by": self.hint_spec}
 
     # ------------------------------------------------------------- the agents' moves
 
@@ -197,9 +207,9 @@ class WebGame:
             if not (0 <= action < mask.size and mask[action]):
                 raise RuntimeError(f"{self.names[player]} chose action {action}, which the rules do not allow now")
             move = self.layout.move(action)
-            words = command_text(state, move)
+            said = done_words(state, move)
             state.apply(move)
-            return self._record(player, move, words)
+            return self._record(player, move, said)
 
     # ------------------------------------------------------------- hands and the match
 
@@ -214,16 +224,33 @@ class WebGame:
             self._deal()
 
     def _check_playing(self) -> None:
-        if self.state.is_over:
-            raise WebError(409, "the hand is over: ask for the next hand (POST /api/games/ID/next)"
-                           + (" or start a new match" if not self.match.is_over else "; the match is over too"))
+        if not self.state.is_over:
+            return
+        if self.match.is_over:
+            raise WebError(409, f"the hand and the match are over ({self.rules.spec.rule_ids.match}): start a new "
+                                f"match (POST /api/games)")
+        raise WebError(409, "the hand is over: ask for the next hand (POST /api/games/ID/next)")
 
     def _record(self, player: int, move: Move, words: str) -> dict:
-        event = {"seat": player, "name": self.names[player], "text": words}
+        """Log ``player``'s move, keep it in its turn, mark the melds it laid or extended, and close a finished hand."""
+        event = {"number": len(self.log) + 1, "seat": player, "name": self.names[player], "text": words}
         self.log.append(event)
-        self.last_moves[player] = words
+        if player != self._last_mover:  # a new turn
+            if self._last_mover == SEAT:
+                self.fresh_melds.clear()
+            self.turns[player] = []
+            self._last_mover = player
+        self.turns[player].append((move, words))
+        if player != SEAT and move[0] in (MELD, PLACE, PLACE_JOKER_LOW):
+            kind, a, b = move
+            self.fresh_melds.add(len(self.state.table) - 1 if kind == MELD else a if kind == PLACE_JOKER_LOW else b)
         if self.state.is_over:
-            self.match.record(self.state.result)
+            before = list(self.match.totals)
+            result = self.state.result
+            self.match.record(result)
+            self.finished.append({"hand": self.match.hands_played, "outcome": result.outcome, "winner": result.winner,
+                                  "added": [after - was for after, was in zip(self.match.totals, before)],
+                                  "totals": list(self.match.totals)})
         return event
 
 

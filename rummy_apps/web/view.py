@@ -15,26 +15,29 @@ from __future__ import annotations
 
 from rummy_env.cards import JOKER, NUM_TYPES, format_card, from_counts, rank_of, sort_key, suit_of
 from rummy_env.encoding import action_layout
-from rummy_env.game import DECLARE, DISCARD, MELD, MOVE_NAMES, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW, GameState
+from rummy_env.game import (DECLARE, DISCARD, MELD, MOVE_NAMES, PHASE_DRAW, PHASE_PLAY, PLACE, PLACE_JOKER_LOW,
+                            TAKE_CUT, GameState)
 from rummy_env.melds import SET, table_meld_cards
-from ..play import command_text
 from rummy_env.solver import best_arrangement
 from rummy_env.table import template_index
+from .words import card_words, move_words
 
 PHASES = {PHASE_DRAW: "draw", PHASE_PLAY: "play"}
 
 
 def card_faces() -> list[dict]:
-    """Per card type: its G2 name (``Qh``), the name with a suit symbol (``Q♥``), rank and suit letters."""
+    """Per card type: its G2 name (``Qh``), the name with a suit symbol (``Q♥``), the page's words for it
+    (``10♥``, ``joker``: ``rummy_apps.web.words``), rank and suit letters."""
     faces = []
     for card in range(NUM_TYPES):
         if card == JOKER:
-            faces.append({"card": card, "name": "*", "symbol": "*", "rank": "*", "suit": None})
+            faces.append({"card": card, "name": "*", "symbol": "*", "words": card_words(card), "rank": "*",
+                          "suit": None})
         else:
             name = format_card(card)
             faces.append({"card": card, "name": name, "symbol": format_card(card, symbols=True),
-                          "rank": name[:-1], "suit": name[-1], "suit_index": suit_of(card),
-                          "rank_index": rank_of(card)})
+                          "words": card_words(card), "rank": name[:-1], "suit": name[-1],
+                          "suit_index": suit_of(card), "rank_index": rank_of(card)})
     return faces
 
 
@@ -67,15 +70,17 @@ def table_view(state: GameState) -> list[dict]:
 
 
 def legal_view(state: GameState) -> list[dict]:
-    """The legal moves of the player to act, each with its action id, its words and the cards it uses."""
+    """The legal moves of the player to act, each with its action id, its words, the cards it uses and whether
+    it ``finishes`` the hand (a declaration, the hand's last cards, or the cut card taken to go out)."""
     layout = action_layout(state.rules.game)
     rules = state.rules
     hand = state.hands[state.current]
     templates = template_index(rules.ace_high, rules.max_jokers) if rules.table_melds else None
     out = []
+    size = sum(hand)
     for move in state.legal_moves():
         kind, a, b = move
-        entry = {"action": layout.action(move), "kind": MOVE_NAMES[kind], "text": command_text(state, move)}
+        entry = {"action": layout.action(move), "kind": MOVE_NAMES[kind], "text": move_words(state, move)}
         if kind in (DISCARD, DECLARE):
             entry["card"] = a
         elif kind == MELD:
@@ -85,6 +90,8 @@ def legal_view(state: GameState) -> list[dict]:
             entry.update(card=a, slot=b, end="high" if a == JOKER else None, swap=swap)
         elif kind == PLACE_JOKER_LOW:
             entry.update(card=JOKER, slot=a, end="low", swap=False)
+        used = len(entry["cards"]) if "cards" in entry else 1 if "card" in entry else 0
+        entry["finishes"] = kind in (DECLARE, TAKE_CUT) or (used == size and not entry.get("swap"))  # I5, R4
         out.append(entry)
     return out
 

@@ -4,6 +4,7 @@
 "use strict";
 
 const params = new URLSearchParams(location.search);
+const GAME_ID = /^[A-Za-z0-9_-]{1,64}$/;  // the server's game ids (URL-safe base64); anything else is a bad link
 const $ = (id) => document.getElementById(id);
 const page = {
   meta: null,        // GET /api/meta
@@ -35,7 +36,8 @@ async function api(method, path, body) {
   return { ok: response.ok, status: response.status, data };
 }
 
-async function startMatch(settings) {
+// A new match; ``notice`` (why this match, when the link asked for something else) is said once it starts.
+async function startMatch(settings, notice = "") {
   clearTimeout(page.timer);
   page.settings = settings;
   const reply = await api("POST", "/api/games", settings);
@@ -43,7 +45,7 @@ async function startMatch(settings) {
   page.sortMode = page.sortMode === "manual" ? "suit" : page.sortMode;
   page.order = [];
   accept(reply.data);
-  say("", "");
+  say(notice, notice ? "notice" : "");
 }
 
 async function send(move) {
@@ -141,6 +143,27 @@ function sameCards(a, b) { return a.length === b.length && sortedBy(a, "suit").j
 
 // ------------------------------------------------------------------ drawing
 
+const RULE_ID = /\b([GIBR]\d{1,2})\b/g;
+
+// ``text`` into ``el``, each rule id (R4) a link to the rule book's rule (GET /rules).
+function setText(el, text) {
+  el.replaceChildren();
+  let at = 0;
+  for (const m of (text || "").matchAll(RULE_ID)) {
+    el.append(text.slice(at, m.index));
+    const a = document.createElement("a");
+    a.href = `/rules#${m[1]}`;
+    a.target = "_blank";
+    a.rel = "noopener";
+    a.className = "rule";
+    a.title = `rule ${m[1]} in the rule book`;
+    a.textContent = m[1];
+    el.append(a);
+    at = m.index + m[0].length;
+  }
+  el.append((text || "").slice(at));
+}
+
 function cardEl(card, standsFor = null, extra = "") {
   const el = document.createElement("div");
   const f = face(card);
@@ -151,15 +174,15 @@ function cardEl(card, standsFor = null, extra = "") {
     const standing = standsFor !== null && standsFor !== undefined;
     el.innerHTML = `<span class="corner">★</span><span class="pip joker-pip"></span>`;
     el.querySelector(".pip").textContent = standing ? `=${face(standsFor).symbol}` : "JOKER";
-    if (standing) el.title = `a joker standing for ${face(standsFor).name}`;
+    if (standing) el.title = `a joker standing for ${face(standsFor).words}`;
   } else {
     const rank = f.rank === "T" ? "10" : f.rank;
     const suit = f.symbol.slice(-1);
     if (f.suit === "h" || f.suit === "d") el.classList.add("red");
     el.innerHTML = `<span class="corner">${rank}${suit}</span><span class="pip">${suit}</span>`;
-    el.title = f.name;
+    el.title = f.words;
   }
-  el.setAttribute("aria-label", f.name);
+  el.setAttribute("aria-label", f.words);
   return el;
 }
 
@@ -181,6 +204,7 @@ function render() {
   renderMiddle(t, mine);
   renderTable(t, mine);
   renderHand(t, mine);
+  renderCue(t, mine);
   renderActions(t, mine);
   renderSide(t);
   renderEnd(t);
@@ -208,7 +232,7 @@ function renderOpponents(t) {
     el.dataset.seat = p.seat;
     const name = document.createElement("div");
     name.className = "name";
-    name.textContent = t.names[p.seat] + (t.view.to_act === p.seat ? " · to act" : "");
+    name.textContent = `${t.names[p.seat]} · ${t.specs[p.seat]}` + (t.view.to_act === p.seat ? " · to act" : "");
     el.appendChild(name);
     const backs = document.createElement("div");
     backs.className = "backs";
@@ -227,8 +251,8 @@ function renderOpponents(t) {
       el.appendChild(known);
     }
     const last = document.createElement("div");
-    last.className = "last-move";
-    last.textContent = `last move: ${t.last_moves[p.seat] || "-"}`;
+    last.className = "last-turn";
+    last.textContent = `last turn: ${t.last_turns[p.seat] || "-"}`;
     el.appendChild(last);
     box.appendChild(el);
   }
@@ -249,20 +273,20 @@ function renderMiddle(t, mine) {
   $("cut").classList.toggle("hinted", hintIs("take_cut"));
   $("wild").hidden = v.wild_card === null;
   if (v.wild_card !== null) $("wild-card").replaceChildren(cardEl(v.wild_card));
-  $("status").textContent = statusText(t, mine);
+  setText($("status"), statusText(t, mine));
 }
 
 function statusText(t, mine) {
   const v = t.view;
   if (t.result) return "the hand is over";
-  if (!mine) return `${t.names[v.to_act]} is to act…`;
+  if (!mine) return `${t.names[v.to_act]} is to play…`;
   if (v.phase === "draw") {
     const ways = ["draw from the stock"];
     if (legal("take_discard").length) ways.push("take the discard top");
     if (legal("take_cut").length) ways.push("take the cut card and go out (R4)");
     return `your turn: ${ways.join(", or ")}`;
   }
-  if (v.owed.length) return `your turn: you must put ${v.owed.map((c) => face(c).name).join(" ")} on the table this turn (R4, R5)`;
+  if (v.owed.length) return `your turn: you must put ${v.owed.map((c) => face(c).words).join(" ")} on the table this turn (R4, R5)`;
   const game = page.meta.games[t.game];
   if (game.declares) return "your turn: discard a card, or declare with it (I5)";
   return "your turn: meld, lay off onto the table, then discard";
@@ -280,9 +304,10 @@ function renderTable(t, mine) {
     el.className = `meld ${meld.kind}`;
     el.dataset.slot = meld.slot;
     if (hintSlot === meld.slot) el.classList.add("hinted");
+    if (t.fresh_melds.includes(meld.slot)) { el.classList.add("fresh"); el.title = "just laid or extended by another player"; }
     const number = document.createElement("span");
     number.className = "slot-number";
-    number.textContent = `${meld.slot}`;
+    number.textContent = `meld ${meld.slot + 1}`;
     el.appendChild(number);
     for (const [stands, physical] of meld.cards) el.appendChild(cardEl(physical, physical === 52 ? stands : null));
     const one = selectedCards();
@@ -311,8 +336,8 @@ function renderHand(t, mine) {
   });
   for (const b of document.querySelectorAll("#hand-tools button")) b.classList.toggle("on", b.dataset.sort === page.sortMode);
   const a = t.view.arrangement;
-  const words = t.game === "indian" ? `penalty ${a.penalty} (I7)` : `cards worth ${a.penalty} (${t.game === "basic" ? "B5" : "R7"})`;
-  $("arrangement").textContent = `best arrangement: ${a.melds.length} meld${a.melds.length === 1 ? "" : "s"} · ${words}`;
+  const worth = t.match.lowest_wins ? `you would pay ${a.penalty}` : `cards worth ${a.penalty}`;
+  setText($("arrangement"), `best arrangement: ${a.melds.length} meld${a.melds.length === 1 ? "" : "s"} · ${worth} (${t.match.payment_rule})`);
 }
 
 function button(text, onClick, primary = false) {
@@ -324,6 +349,17 @@ function button(text, onClick, primary = false) {
   return b;
 }
 
+// Said while a legal move would end the hand now: a declaration (I5), the hand's last cards, the cut card (R4).
+function renderCue(t, mine) {
+  const cue = $("cue");
+  const finishing = mine ? t.view.legal.filter((m) => m.finishes) : [];
+  cue.hidden = finishing.length === 0;
+  if (!finishing.length) return;
+  const declares = finishing.some((m) => m.kind === "declare");
+  const ways = finishing.slice(0, 3).map((m) => m.text).join(" · ") + (finishing.length > 3 ? " · …" : "");
+  setText(cue, declares ? `you can declare now (I5): ${ways}` : `you can go out now: ${ways}`);
+}
+
 function renderActions(t, mine) {
   const box = $("actions");
   box.replaceChildren();
@@ -332,8 +368,7 @@ function renderActions(t, mine) {
   if (chosen.length === 1) {
     for (const m of t.view.legal) {
       if ((m.kind === "discard" || m.kind === "declare") && m.card === chosen[0]) {
-        box.appendChild(button(m.kind === "declare" ? `declare, discarding ${face(m.card).name} (I5)` : m.text,
-          () => send({ action: m.action }), true));
+        box.appendChild(button(m.text, () => send({ action: m.action }), true));
       } else if (m.kind.startsWith("place") && m.card === chosen[0]) {
         box.appendChild(button(m.text, () => send({ action: m.action })));
       }
@@ -342,39 +377,65 @@ function renderActions(t, mine) {
   if (chosen.length >= 2 && page.meta.games[t.game].table_melds) {
     const melds = t.view.legal.filter((m) => m.kind === "meld" && sameCards(m.cards, chosen));
     for (const m of melds) box.appendChild(button(m.text, () => send({ action: m.action }), true));
-    if (!melds.length) box.appendChild(button(`meld ${chosen.map((c) => face(c).name).join(" ")}`, () => send({ kind: "meld", cards: chosen })));
+    if (!melds.length) box.appendChild(button(`meld ${chosen.map((c) => face(c).words).join(" ")}`, () => send({ kind: "meld", cards: chosen })));
   }
   if (chosen.length === 0) {
     const hint = document.createElement("span");
     hint.className = "how";
     hint.textContent = page.meta.games[t.game].table_melds
-      ? "click cards to select them; double-click or drop on the pile to discard; drop on a meld to lay off or swap"
-      : "click a card to select it; double-click or drop on the pile to discard";
+      ? "tap cards to select them, then tap the discard pile, a meld or a button; or drag a card onto the pile or a meld"
+      : "tap a card to select it, then tap the discard pile or a button; or drag it onto the pile";
     box.appendChild(hint);
   }
 }
 
+// What a finished hand added to each total: a payment where the lowest total wins (I8, R8), a score where
+// the highest does (B6); the server says which (match.lowest_wins), from the game's rule set.
+function addedWord(m) { return m.lowest_wins ? "pays" : "scores"; }
+
+function addedVerb(m, name) { return name === "you" ? (m.lowest_wins ? "pay" : "score") : addedWord(m); }
+
+function outcomeWords(t, hand) {
+  const how = { declare: "declared", out: "went out" }[hand.outcome];
+  if (how) return `${t.names[hand.winner]} ${how}`;
+  return hand.outcome === "stalemate" ? "stalemate (G8)" : "cut off at the turn cap (G9)";
+}
+
 function renderSide(t) {
+  const m = t.match;
+  setText($("score-rule"), `${m.lowest_wins ? "lowest" : "highest"} total wins when a total reaches ${m.target} (${m.rule})`);
+  const last = t.result ? t.finished[t.finished.length - 1] : null;
   const scores = $("scores");
   scores.replaceChildren();
   const head = scores.insertRow();
-  head.innerHTML = `<th>player</th><th>total</th>` + (t.result ? "<th>this hand</th>" : "");
+  head.innerHTML = "<th>player</th>" + (last ? `<th class="added">${addedWord(m)}</th>` : "") + "<th>total</th>";
   t.names.forEach((name, p) => {
     const row = scores.insertRow();
     row.dataset.seat = p;
     row.insertCell().textContent = name;
-    row.insertCell().textContent = t.match.totals[p];
-    if (t.result) row.insertCell().textContent = (t.result.points[p] > 0 ? "+" : "") + t.result.points[p];
+    if (last) { const c = row.insertCell(); c.className = "added"; c.textContent = last.added[p]; }
+    row.insertCell().textContent = m.totals[p];
   });
+  const finished = $("finished");
+  finished.replaceChildren();
+  for (const h of t.finished) {
+    const li = document.createElement("li");
+    li.dataset.hand = h.hand;
+    const each = t.names.map((n, p) => `${n} ${addedVerb(m, n)} ${h.added[p]}`).join(", ");
+    setText(li, `hand ${h.hand}: ${outcomeWords(t, h)}; ${each}`);
+    finished.appendChild(li);
+  }
+  $("log-title").textContent = `hand ${t.hand_number}: ${t.moves_made} move${t.moves_made === 1 ? "" : "s"}`;
   const log = $("log");
   log.replaceChildren();
   for (const e of t.log) {
     const li = document.createElement("li");
+    li.value = e.number;
     li.textContent = `${e.name}: ${e.text}`;
     if (e.seat === t.seat) li.className = "mine";
     log.appendChild(li);
   }
-  log.scrollTop = log.scrollHeight;
+  log.scrollTop = log.scrollHeight;  // the newest move in view
 }
 
 function renderEnd(t) {
@@ -382,13 +443,13 @@ function renderEnd(t) {
   panel.hidden = !t.result || page.endClosed;
   if (!t.result) return;
   const r = t.result;
-  const how = { declare: "declared (I5)", out: "went out" }[r.outcome];
-  $("end-title").textContent = how ? `${t.names[r.winner]} ${how}`
-    : r.outcome === "stalemate" ? "stalemate: the stock ran out twice, nobody scores (G8)" : "cut off at the turn cap: nobody scores (G9)";
+  const m = t.match;
+  const hand = t.finished[t.finished.length - 1];
+  setText($("end-title"), r.winner === null ? `${outcomeWords(t, hand)}: nobody scores` : outcomeWords(t, hand));
   const rows = $("end-hands");
   rows.replaceChildren();
   const head = rows.insertRow();
-  head.innerHTML = "<th>player</th><th>hand (melds underlined)</th><th>pays</th><th>points</th>";
+  head.innerHTML = `<th>player</th><th>hand (melds underlined)</th><th>${addedWord(m)}</th><th>total</th>`;
   for (const h of r.hands) {
     const row = rows.insertRow();
     row.dataset.seat = h.seat;
@@ -401,14 +462,13 @@ function renderEnd(t) {
       cell.appendChild(group);
     }
     cell.appendChild(miniCards(h.arrangement.loose));
-    row.insertCell().textContent = r.payments[h.seat];
-    row.insertCell().textContent = (r.points[h.seat] > 0 ? "+" : "") + r.points[h.seat];
+    row.insertCell().textContent = hand.added[h.seat];
+    row.insertCell().textContent = m.totals[h.seat];
   }
-  const m = t.match;
-  const totals = t.names.map((n, p) => `${n} ${m.totals[p]}`).join(" · ");
-  $("end-match").textContent = m.over
-    ? `match over: ${m.winners.map((p) => t.names[p]).join(", ")} (${m.rule}, ${m.lowest_wins ? "lowest" : "highest"} total wins) · ${totals}`
-    : `match totals (to ${m.target}): ${totals}`;
+  const rule = `${m.lowest_wins ? "lowest" : "highest"} total wins (${m.rule})`;
+  setText($("end-match"), m.over
+    ? `the match is over: ${m.winners.map((p) => t.names[p]).join(" and ")} ${m.winners.length === 1 && m.winners[0] !== t.seat ? "wins" : "win"}; ${rule}`
+    : `the match goes on to ${m.target}; ${rule}`);
   $("next-hand").hidden = m.over;
 }
 
@@ -528,7 +588,7 @@ $("close-end").addEventListener("click", () => { page.endClosed = true; render()
 
 function say(text, kind) {
   const m = $("message");
-  m.textContent = text || "";
+  setText(m, text);
   m.className = kind || "";
 }
 
@@ -543,7 +603,7 @@ function fillSetup(game, chosen) {
   box.replaceChildren();
   for (let p = 1; p < Number(players.value); p++) {
     const label = document.createElement("label");
-    label.textContent = `player_${p} `;
+    label.textContent = `player ${p} `;
     const select = document.createElement("select");
     select.className = "setup-opponent";
     const agents = g.agents[players.value];
@@ -582,19 +642,30 @@ async function init() {
   const d = page.meta.defaults;
   const games = $("setup-game");
   for (const [name, g] of Object.entries(page.meta.games)) games.add(new Option(g.title, name, false, name === d.game));
-  games.value = params.get("game") || d.game;
+  const notices = [];
+  const asked = params.get("game");
+  if (asked !== null && !(asked in page.meta.games)) {
+    const known = Object.entries(page.meta.games).map(([name, g]) => `${g.title} (${name})`).join(", ");
+    notices.push(`this link asks for a game "${asked.slice(0, 40)}" that this table does not play: it plays ${known}`);
+  }
+  games.value = asked in page.meta.games ? asked : d.game;
   fillSetup(games.value, games.value === d.game ? d : {});
   $("setup-practice-box").hidden = !page.meta.practice;
   $("setup-seed").max = `${page.meta.max_seed}`;
   $("setup-seed").value = params.get("seed") || "";
   $("setup-practice").checked = params.has("seed") || params.get("practice") === "1";
+  if ((params.has("seed") || params.get("practice") === "1") && !page.meta.practice) {
+    notices.push("practice deals (a chosen seed) are off on this server (--no-practice): the link's seed is not used, and this deal is secret");
+  }
   $("setup-seed").addEventListener("input", () => { if ($("setup-seed").value !== "") $("setup-practice").checked = true; });
   games.addEventListener("change", () => fillSetup(games.value, {}));
   $("setup-players").addEventListener("change", () => fillSetup(games.value, { players: Number($("setup-players").value) }));
   $("show-setup").addEventListener("click", () => { $("setup").hidden = !$("setup").hidden; });
   $("setup").addEventListener("submit", (e) => { e.preventDefault(); $("setup").hidden = true; startMatch(setupSettings()); });
   const id = location.hash.slice(1);
-  if (id) {
+  if (id && !GAME_ID.test(id)) {
+    notices.push(`this link's game "${id.slice(0, 40)}" is not a game id (the page's own links end in #ID, 22 letters, digits, - or _)`);
+  } else if (id) {
     const existing = await api("GET", `/api/games/${id}`);
     if (existing.ok) {
       const t = existing.data.table;
@@ -602,11 +673,14 @@ async function init() {
       accept(existing.data);
       return;
     }
+    notices.push(`this link's game is gone: ${existing.data.error}`);
   }
   if (params.has("players") || params.has("opponents")) {
     fillSetup(games.value, { players: Number(params.get("players")) || 0, opponents: (params.get("opponents") || "").split(",").filter(Boolean) });
   }
-  startMatch(setupSettings());
+  const settings = setupSettings();
+  if (notices.length) notices.push(`here is a new game of ${page.meta.games[settings.game].title}`);
+  startMatch(settings, notices.join(". "));
 }
 
 init();
