@@ -287,6 +287,24 @@ def test_fixed_pool_opponents_are_dealt_and_resume_with_their_records():
     assert pool.win_rate["rule:hold_until=3"] == 0.5 and pool.elo["rule:hold_until=3"] == 1000.0
 
 
+def test_a_pool_of_pool_opponents_only_deals_every_hand_against_them():
+    """pool_opponents_only: the listed agents replace the rule agent and random, so with no
+    self-play every hand is against them (the rule agent too, when it is the one listed)."""
+    from agents.training.workers import Station
+
+    for listed in (("rule",), ("random", "rule:hold_until=3")):
+        pool = trainer_module.OpponentPool(0.0, 0.4, 0, listed, only=True)
+        names, probs = pool.probabilities()
+        assert names == ["self", *listed] and probs[0] == 0.0 and probs.sum() == pytest.approx(1.0)
+    config = trainer_module.to_dict(make_config({"game": "basic", "num_envs": 100, "num_workers": 0,
+                                                 "pool_opponents": ["random"], "pool_opponents_only": True}))
+    station = Station(config, {"kind": "mlp", "hidden": [8]}, 0)
+    pool = trainer_module.OpponentPool(0.0, 0.4, 0, ("random",), only=True)
+    station.pool_update(*[list(x) for x in pool.probabilities()], {})
+    station.reseed(1)
+    assert station.collector.opponent == ["random"] * 100
+
+
 def test_the_progress_bar_shows_every_fixed_opponent_but_not_the_snapshots():
     import collections
 
@@ -690,6 +708,7 @@ def test_same_seed_same_losses_and_resume_continues_exactly(tmp_path, monkeypatc
     ({"game": "basic", "pool_opponents": ["rule:hold_until=3", "rule:hold_until=3"]},
      r"field 'pool_opponents': 'rule:hold_until=3' is in the pool already"),
     ({"pool_opponents": ["alien"]}, r"field 'pool_opponents': unknown agent spec 'alien'"),
+    ({"pool_opponents_only": True}, r"field 'pool_opponents_only' is true but 'pool_opponents' is empty"),
     ({"mlp_hidden": [64, 0]}, r"field 'mlp_hidden': \[64, 0\]: every layer size must be >= 1"),
     ({"eval_opponents": "rule"}, r"field 'eval_opponents': 'rule' is not a list of str"),
     ({"card_layout": 2}, r"unknown field 'card_layout'"),
@@ -1183,11 +1202,11 @@ def test_flags_keep_their_spelling_and_override_the_recipe(capsys):
     assert options.config == "indian-2p" and not options.print_config
 
 
-def test_at_most_fifty_settings_each_a_documented_flag(capsys):
+def test_at_most_fifty_one_settings_each_a_documented_flag(capsys):
     import dataclasses
 
     names = [field.name for field in dataclasses.fields(TrainConfig)]
-    assert len(names) <= 50
+    assert len(names) <= 51  # pool_opponents_only, the 51st, serves rummy-exploit (docs/agents.md, Exploitability)
     with pytest.raises(SystemExit):
         cli_main(["--help"])
     help_text = capsys.readouterr().out

@@ -155,6 +155,9 @@ class TrainConfig:
     pool_opponents: list[str] = _f([])
     """more fixed opponents in the pool, agent specs (docs/agents.md), e.g. pretrained:basic or
     rule:hold_until=3; drawn by PFSP like the snapshots"""
+    pool_opponents_only: Bool = False
+    """the pool's fixed opponents are pool_opponents alone, without the rule agent and random (self-play and
+    snapshots as their settings say): a best response to those agents (rummy-exploit)"""
     pool_snapshot_every: int = _f(25, low=0)
     """updates between snapshots of the learner added to the pool (0: none)"""
     pool_max_snapshots: int = _f(4, low=0)
@@ -260,7 +263,10 @@ def validate(config: TrainConfig, source: str = "config") -> TrainConfig:
     from .evaluate import expand
     from .pool import fixed_entries
 
-    entries = ["self", *fixed_entries(tuple(config.pool_opponents))]
+    if config.pool_opponents_only and not config.pool_opponents:
+        raise ConfigError(f"{source}: field 'pool_opponents_only' is true but 'pool_opponents' is empty: "
+                          "name the agents the learner plays")
+    entries = ["self", *fixed_entries(tuple(config.pool_opponents), config.pool_opponents_only)]
     for spec in config.pool_opponents:
         if entries.count(spec) > 1:
             raise ConfigError(f"{source}: field 'pool_opponents': {spec!r} is in the pool already")

@@ -1,7 +1,8 @@
 """The opponent pool: who the learner plays each hand, and how it fares against each.
 
 Entries are ``self`` (the current policy in every seat), the rule agent, random, any further fixed
-agents (``pool_opponents``: agent specs such as a shipped policy), and frozen snapshots of the
+agents (``pool_opponents``: agent specs such as a shipped policy; with ``pool_opponents_only`` they
+replace the rule agent and random, as for a best response to one agent), and frozen snapshots of the
 learner (``snapshot-U``, taken every ``pool_snapshot_every`` updates, the oldest leaving once
 there are ``pool_max_snapshots``). Sampling, per hand:
 
@@ -39,19 +40,21 @@ PFSP_POWER = 2.0
 """Prioritised fictitious self-play: an opponent's weight is (1 - the learner's win rate) ** this."""
 
 
-def fixed_entries(extra: tuple[str, ...] = ()) -> list[str]:
-    """The entries that stay for the whole run: the rule agent, random, then ``extra``."""
-    return ["rule", "random", *extra]
+def fixed_entries(extra: tuple[str, ...] = (), only: bool = False) -> list[str]:
+    """The entries that stay for the whole run: the rule agent, random, then ``extra``; ``extra``
+    alone when ``only``."""
+    return [*extra] if only else ["rule", "random", *extra]
 
 
 class OpponentPool:
     """Pool entries, their PFSP weights, win rates and Elo ratings."""
 
-    def __init__(self, self_fraction: float, rule_min: float, max_snapshots: int, extra: tuple[str, ...] = ()):
+    def __init__(self, self_fraction: float, rule_min: float, max_snapshots: int, extra: tuple[str, ...] = (),
+                 only: bool = False):
         self.self_fraction = self_fraction
         self.rule_min = rule_min
         self.max_snapshots = max_snapshots
-        self.fixed = fixed_entries(extra)
+        self.fixed = fixed_entries(extra, only)
         self.snapshots: list[str] = []
         self.win_rate: dict[str, float] = {name: 0.5 for name in self.fixed}
         self.elo: dict[str, float] = {name: 1000.0 for name in self.fixed}
@@ -80,8 +83,8 @@ class OpponentPool:
         names = self.opponents
         weights = np.array([(1 - self.win_rate[n]) ** PFSP_POWER + 0.02 for n in names])
         weights /= weights.sum()
-        rule = names.index("rule")
-        if weights[rule] < self.rule_min and len(names) > 1:
+        rule = names.index("rule") if "rule" in names else None
+        if rule is not None and weights[rule] < self.rule_min and len(names) > 1:
             others = 1 - weights[rule]
             weights = weights * (1 - self.rule_min) / others
             weights[rule] = self.rule_min

@@ -96,7 +96,7 @@ class Run:
         self.model.eval()
         self.optimizer_state: dict | None = None
         self.pool = OpponentPool(config.pool_self_fraction, config.pool_rule_min, config.pool_max_snapshots,
-                                 tuple(config.pool_opponents))
+                                 tuple(config.pool_opponents), config.pool_opponents_only)
         self.snapshots: dict[str, dict] = {}
         self.update = 0
         self.learner_steps = 0
