@@ -110,8 +110,6 @@ class TrainConfig:
     """samples per gradient step (all processes together)"""
     clip_coef: float = _f(0.2, low=0.0, high=10.0)
     """PPO ratio clip"""
-    clip_value: Bool = False
-    """clip the value loss as well (PPO2 style)"""
     ent_coef: float = _f(0.005, low=0.0)
     """entropy bonus (entropy over legal actions only)"""
     vf_coef: float = _f(0.5, low=0.0)

@@ -50,7 +50,6 @@ class PPOSettings:
     epochs: int
     minibatches: int
     clip_coef: float
-    clip_value: bool
     ent_coef: float
     vf_coef: float
     max_grad_norm: float
@@ -126,7 +125,7 @@ class Learner:
         mean = total / count
         std = math.sqrt(max(squares / count - mean * mean, 0.0))
         normalised = ((adv - mean) / (std + 1e-8)).astype(np.float32)
-        obs, masks, actions, old_logp, old_values, adv_t, returns_t = self.tensors(
+        obs, masks, actions, old_logp, _, adv_t, returns_t = self.tensors(
             rollout.observations, rollout.masks, rollout.actions, rollout.logp, rollout.values, normalised, returns)
         n = len(rollout)
         generator = torch.Generator()
@@ -141,8 +140,8 @@ class Learner:
             epoch_kl = torch.zeros(2, dtype=torch.float64)
             for rows in torch.tensor_split(order, settings.minibatches):
                 logits, values = model(obs[rows], masks[rows])
-                loss, parts = ppo_loss(logits, values, masks[rows], actions[rows], old_logp[rows], old_values[rows],
-                                       adv_t[rows], returns_t[rows], settings.clip_coef, settings.clip_value,
+                loss, parts = ppo_loss(logits, values, masks[rows], actions[rows], old_logp[rows],
+                                       adv_t[rows], returns_t[rows], settings.clip_coef,
                                        settings.ent_coef, settings.vf_coef, normalize=False)
                 if settings.value_only:  # warm-up: the value head alone learns; the policy stays as cloned
                     loss = settings.vf_coef * 0.5 * ((values - returns_t[rows]) ** 2).mean()

@@ -48,8 +48,8 @@ def masked_entropy(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
 
 
 def ppo_loss(logits: torch.Tensor, values: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor,
-             old_logp: torch.Tensor, old_values: torch.Tensor, adv: torch.Tensor, returns: torch.Tensor,
-             clip_coef: float, clip_value: bool, ent_coef: float, vf_coef: float,
+             old_logp: torch.Tensor, adv: torch.Tensor, returns: torch.Tensor,
+             clip_coef: float, ent_coef: float, vf_coef: float,
              normalize: bool = True) -> tuple[torch.Tensor, dict]:
     """The clipped PPO objective (to minimise) and its parts, for one minibatch.
 
@@ -63,11 +63,7 @@ def ppo_loss(logits: torch.Tensor, values: torch.Tensor, masks: torch.Tensor, ac
     if normalize and adv.numel() > 1:
         adv = (adv - adv.mean()) / (adv.std() + 1e-8)
     policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip_coef, 1 + clip_coef)).mean()
-    if clip_value:
-        clipped = old_values + (values - old_values).clamp(-clip_coef, clip_coef)
-        value_loss = 0.5 * torch.max((values - returns) ** 2, (clipped - returns) ** 2).mean()
-    else:
-        value_loss = 0.5 * ((values - returns) ** 2).mean()
+    value_loss = 0.5 * ((values - returns) ** 2).mean()
     entropy = masked_entropy(logits, masks).mean()
     loss = policy_loss - ent_coef * entropy + vf_coef * value_loss
     with torch.no_grad():

@@ -216,7 +216,7 @@ def ppo_settings(config: TrainConfig, update: int, num_updates: int) -> PPOSetti
             else config.learning_rate)
     return PPOSettings(epochs=config.update_epochs,
                        minibatches=minibatch_count(config.rollout_size, config.minibatch_size),
-                       clip_coef=config.clip_coef, clip_value=config.clip_value, ent_coef=config.ent_coef,
+                       clip_coef=config.clip_coef, ent_coef=config.ent_coef,
                        vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm, target_kl=config.target_kl,
                        gamma=config.gamma, gae_lambda=config.gae_lambda, learning_rate=rate,
                        value_only=update < config.value_warmup_updates, seed=config.seed * 100_003 + update)
