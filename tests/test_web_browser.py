@@ -402,7 +402,7 @@ def test_replay_viewer_opens_a_record_and_steps_forward_and_back(playwright, tmp
         assert page.inner_text("#move").startswith("the deal: player 0 (rule) plays first")
         seats = page.locator("#seats .seat")
         assert seats.count() == 2
-        for seat in range(2):  # every hand face up (R3)
+        for seat in range(2):  # every hand face up, as dealt (G6)
             shown = [int(c) for c in seats.nth(seat).locator(".card").evaluate_all("els => els.map(e => e.dataset.card)")]
             assert shown == steps[0]["hands"][seat]
         assert page.locator("#cut-card .card").get_attribute("data-card") == str(steps[0]["cut_card"])  # R2

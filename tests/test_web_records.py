@@ -148,7 +148,7 @@ def test_replay_steps_through_a_hand_face_up(server, romi_match):
     assert [s["action"] for s in steps[1:]] == record["actions"]
     rules = make_ruleset("romi", 2, **record["options"])
     dealt = GameState.from_deck(rules, [parse_card(c) for c in record["deck"]][::-1], record["first_player"])
-    assert steps[0]["hands"] == [sorted_cards(h) for h in dealt.hands]  # every hand face up (R3)
+    assert steps[0]["hands"] == [sorted_cards(h) for h in dealt.hands]  # every hand face up, as dealt (G6)
     assert steps[0]["stock_top"] == dealt.stock[-1] and steps[0]["cut_card"] == dealt.cut_card  # R2
     end = replay(record)
     assert steps[-1]["hands"] == [sorted_cards(h) for h in end.hands] and steps[-1]["to_act"] is None
