@@ -343,7 +343,8 @@ def test_the_match_end_offers_its_records_for_download(browser, tmp_path, capsys
     t = play_until(page, lambda t: False)
     assert t["match"]["over"]  # a one-point match ends with its first hand (B6)
     link = page.locator("#records-link")
-    assert link.is_visible() and link.get_attribute("href") == f"/api/games/{page.evaluate('window.rummyPage.id')}/records"
+    game_id = page.evaluate("window.rummyPage.id")
+    assert link.is_visible() and link.get_attribute("href") == f"/api/games/{game_id}/records"
     with page.expect_download() as download:
         link.click()
     saved = tmp_path / download.value.suggested_filename
@@ -403,8 +404,8 @@ def test_replay_viewer_opens_a_record_and_steps_forward_and_back(playwright, tmp
         seats = page.locator("#seats .seat")
         assert seats.count() == 2
         for seat in range(2):  # every hand face up, as dealt (G6)
-            shown = [int(c) for c in seats.nth(seat).locator(".card").evaluate_all("els => els.map(e => e.dataset.card)")]
-            assert shown == steps[0]["hands"][seat]
+            cards = seats.nth(seat).locator(".card").evaluate_all("els => els.map(e => e.dataset.card)")
+            assert [int(c) for c in cards] == steps[0]["hands"][seat]
         assert page.locator("#cut-card .card").get_attribute("data-card") == str(steps[0]["cut_card"])  # R2
         assert page.is_disabled("#back")
 
