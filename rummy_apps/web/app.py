@@ -16,8 +16,9 @@
 ``POST /api/replays``       a records file (JSON Lines) in, hand ``?hand=K`` out as face-up steps
 ==========================  =================================================================
 
-Every reply is JSON. A success is ``{"id", "table", "event"}`` (``table``: what the person may
-see, ``rummy_apps.web.session.WebGame.snapshot``); a refusal is a 4xx ``{"error": reason}``, and a
+Every API reply is JSON (the records: JSON Lines, an attachment). A game's success is ``{"id",
+"table", "event"}`` (``table``: what the person may see, ``rummy_apps.web.session.WebGame.snapshot``);
+a refusal is a 4xx ``{"error": reason}``, and a
 move the rules forbid also carries ``"refused": true`` and the unchanged ``table``; a bad request is
 never a 5xx. Game work runs in a worker thread, one call at a time per game (``WebGame.lock``);
 ``Server-Timing: game;dur=MS`` says how long a call took at the server.
@@ -48,8 +49,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from rummy_env.ruleset import GAMES, game_spec, make_ruleset
-from .errors import WebError, shown
 from .archive import RecordDir
+from .errors import WebError, shown
 from .guard import LOCAL_NAMES, SECURITY_HEADERS, NewGameLimiter, TableGuard
 from .opponents import AgentSource
 from .replays import replay_steps
