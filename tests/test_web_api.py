@@ -489,6 +489,8 @@ def test_no_reply_rebuilds_the_deal_before_the_match_is_over(server, game, oppon
             continue
         replies.append(client.get(f"/api/games/{game_id}"))
         if table["view"]["to_act"] == SEAT:
+            replies.append(client.get(f"/api/games/{game_id}/records"))  # a 409: the match goes on
+            assert replies[-1].status_code == 409 and "once the match is over" in replies[-1].json()["error"]
             replies.append(client.post(f"/api/games/{game_id}/opponent"))  # a 409: not their turn
             replies.append(client.post(f"/api/games/{game_id}/move", json={"kind": "fold"}))  # a 400
             hint = client.get(f"/api/games/{game_id}/hint")
@@ -571,7 +573,7 @@ def test_hostile_bodies_on_every_endpoint_are_4xx_never_5xx(server, body):
     for method, path in (("POST", "/api/games"), ("POST", f"/api/games/{game_id}/move"),
                          ("POST", f"/api/games/{game_id}/opponent"), ("POST", f"/api/games/{game_id}/next"),
                          ("GET", f"/api/games/{game_id}/hint"), ("GET", "/api/meta"), ("DELETE", "/api/games/x"),
-                         ("PUT", "/api/games")):
+                         ("PUT", "/api/games"), ("POST", "/api/replays"), ("GET", f"/api/games/{game_id}/records")):
         reply = client.request(method, path, content=body, headers={"content-type": "application/json"})
         assert reply.status_code < 500, (method, path, reply.text)
         if reply.status_code >= 400:
@@ -654,7 +656,7 @@ def test_another_sites_state_changing_calls_are_refused(server):
                     {"Origin": own, "Sec-Fetch-Site": "cross-site"}):
         for method, path, body in (("POST", "/api/games", b"{}"),
                                    ("POST", f"/api/games/{game_id}/move", b'{"kind": "draw"}'),
-                                   ("DELETE", f"/api/games/{game_id}", b"")):
+                                   ("POST", "/api/replays", b"{}"), ("DELETE", f"/api/games/{game_id}", b"")):
             # a form's text/plain POST needs no CORS preflight: the server itself must refuse it
             reply = client.request(method, path, content=body, headers={**headers, "content-type": "text/plain"})
             assert reply.status_code == 403 and "refused" in reply.json()["error"], (headers, path, reply.text)
@@ -836,7 +838,8 @@ def test_command_line_refuses_bad_settings_before_serving(capsys):
                         (["--game", "indian", "--players", "4", "--opponents", "rule", "rule"], "2 opponents"),
                         (["--game", "indian", "--option", "colour=1"], "unknown option 'colour'"),
                         (["--new-games-per-minute", "0"], "--new-games-per-minute must be a positive number"),
-                        (["--game", "romi", "--opponents", "onnx:missing.onnx"], "no such file")):
+                        (["--game", "romi", "--opponents", "onnx:missing.onnx"], "no such file"),
+                        (["--record-dir", "/proc/no-records-here"], "--record-dir /proc/no-records-here: cannot be")):
         with pytest.raises(SystemExit) as stop:
             main(argv)
         assert stop.value.code == 2
@@ -847,7 +850,7 @@ def test_command_line_binds_localhost_by_default():
     assert build_parser().parse_args([]).host == "127.0.0.1"
     text = build_parser().format_help()
     for flag in ("--host", "--allowed-host", "--port", "--game", "--players", "--opponents", "--no-practice",
-                 "--new-games-per-minute"):
+                 "--new-games-per-minute", "--record-dir"):
         assert flag in text
 
 

@@ -15,7 +15,8 @@ pytest.importorskip("uvicorn", reason="the web table needs the [web] extra (pip 
 sync_api = pytest.importorskip("playwright.sync_api",
                                reason="the browser tests need playwright (pip install playwright)")
 
-from web_helpers import MY_TURN, browser_context, chromium_path, running_server, table, wait_for_reply  # noqa: E402
+from web_helpers import (MY_TURN, browser_context, chromium_path, play_until, running_server, table,  # noqa: E402
+                         wait_for_reply)
 
 from rummy_apps.web.app import TableDefaults, create_app  # noqa: E402
 
@@ -325,3 +326,110 @@ def test_the_page_runs_under_its_content_security_policy(playwright):
             time.sleep(0.05)
         assert game.state.history[:1] == [(0, 0, 0)]  # drawn from the stock (G7)
         assert problems == []
+
+
+# ----------------------------------------------------------------------------- records and replays
+
+
+def test_the_match_end_offers_its_records_for_download(browser, tmp_path, capsys):
+    """Once the match is over the end panel links the records (an attachment), which the records check accepts."""
+    from rummy_env.records import main as records_main
+
+    _, open_page = browser
+    page = open_page("game=basic&seed=1")
+    replies = page.evaluate("window.rummyPage.replies")
+    page.evaluate('startMatch({game: "basic", players: 2, opponents: ["rule"], seed: 1, options: {match_target: 1}})')
+    wait_for_reply(page, replies)
+    t = play_until(page, lambda t: False)
+    assert t["match"]["over"]  # a one-point match ends with its first hand (B6)
+    link = page.locator("#records-link")
+    game_id = page.evaluate("window.rummyPage.id")
+    assert link.is_visible() and link.get_attribute("href") == f"/api/games/{game_id}/records"
+    with page.expect_download() as download:
+        link.click()
+    saved = tmp_path / download.value.suggested_filename
+    download.value.save_as(saved)
+    assert saved.name == f"basic-match-{t['seed']}.jsonl"
+    assert records_main(["check", str(saved)]) == 0
+    assert "1 hands replayed" in capsys.readouterr().out
+    assert page.errors == []
+
+
+def replay_file(path) -> list[dict]:
+    """Two hands of a römi match between rule agents written as a records file at ``path``; their records."""
+    from agents.registry import make_agent
+    from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
+    from rummy_env.match import Match
+    from rummy_env.records import record_of_state, write_records
+    from rummy_env.ruleset import make_ruleset
+
+    rules = make_ruleset("romi", 2)
+    match, encoder, layout = Match(rules, 7), ObservationEncoder(rules), action_layout("romi")
+    agents = [make_agent("rule", "romi", 2, seed=p) for p in range(2)]
+    records = []
+    for _ in range(2):
+        state = match.deal()
+        while not state.is_over:
+            p = state.current
+            state.apply(layout.move(int(agents[p].act(encoder.encode(state, p, match.totals), action_mask(state)))))
+        match.record(state.result)
+        records.append(record_of_state(state, ["rule", "rule"]))
+    write_records(path, records)
+    return records
+
+
+@pytest.mark.parametrize("screen", ["wide", "phone"])
+def test_replay_viewer_opens_a_record_and_steps_forward_and_back(playwright, tmp_path, screen):
+    """The viewer (/replay) reads a records file, shows every hand face up and steps with ⟨ ⟩ and the arrow
+    keys, the move's words and the step number shown; on a 1280-px screen and a 390-px phone alike."""
+    from web_helpers import PHONE
+
+    path = tmp_path / "two-hands.jsonl"
+    records = replay_file(path)
+    app = create_app(TableDefaults(game="romi", delay_ms=0))
+    with running_server(app) as url, browser_context(playwright, **(PHONE if screen == "phone" else {})) as context:
+        context.set_default_timeout(TIMEOUT_MS)
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{url}/replay")
+        page.set_input_files("#file", str(path))
+        page.wait_for_selector("#stepper:not([hidden])")
+        steps = page.evaluate("window.rummyReplay.data.steps")
+        record = records[0]
+        assert len(steps) == len(record["actions"]) + 1
+        last = len(steps) - 1
+        assert page.inner_text("#step-number").startswith(f"step 0 of {last}")
+        assert page.inner_text("#move").startswith("the deal: player 0 (rule) plays first")
+        seats = page.locator("#seats .seat")
+        assert seats.count() == 2
+        for seat in range(2):  # every hand face up, as dealt (G6)
+            cards = seats.nth(seat).locator(".card").evaluate_all("els => els.map(e => e.dataset.card)")
+            assert [int(c) for c in cards] == steps[0]["hands"][seat]
+        assert page.locator("#cut-card .card").get_attribute("data-card") == str(steps[0]["cut_card"])  # R2
+        assert page.is_disabled("#back")
+
+        page.click("#forward")
+        assert page.inner_text("#step-number").startswith(f"step 1 of {last}")
+        assert page.inner_text("#move") == f"1. player 0 (rule) {steps[1]['text']}"
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        assert page.inner_text("#step-number").startswith(f"step 3 of {last}")
+        assert page.inner_text("#move") == f"3. player {steps[3]['seat']} (rule) {steps[3]['text']}"
+        page.keyboard.press("ArrowLeft")
+        page.click("#back")
+        assert page.inner_text("#step-number").startswith(f"step 1 of {last}")
+        page.keyboard.press("End")
+        assert page.inner_text("#step-number").startswith(f"step {last} of {last}")
+        assert page.is_disabled("#forward") and page.locator("#result").is_visible()
+        assert "the hand is over" in page.inner_text("#result")
+        if page.locator("#table .meld").count():
+            assert page.locator("#table .meld").count() == len(steps[-1]["table"])
+
+        page.select_option("#hand-choice", "2")  # the file's second hand
+        page.wait_for_function("window.rummyReplay.data.hand === 2")
+        assert page.inner_text("#step-number").startswith(f"step 0 of {len(records[1]['actions'])}")
+        assert page.inner_text("#move").startswith("the deal: player 1 (rule) plays first")  # G6
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= (390 if screen == "phone" else 1280), width
+        assert errors == []

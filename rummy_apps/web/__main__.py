@@ -20,7 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Examples:\n  python -m rummy_apps.web --game romi --opponents pretrained:romi\n"
                "  python -m rummy_apps.web --game indian --players 3 --opponents rule search\n"
                "  python -m rummy_apps.web --host 0.0.0.0 --allowed-host table.local --no-practice\n"
-               "  python -m rummy_apps.web --game basic --opponents onnx:basic.onnx --port 8080",
+               "  python -m rummy_apps.web --game basic --opponents onnx:basic.onnx --port 8080\n"
+               "  python -m rummy_apps.web --record-dir hands/    # then: python -m rummy_env.records check hands/FILE",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", default="127.0.0.1",
@@ -53,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "longest, or anyone's when it has none (default 1000)")
     parser.add_argument("--idle-minutes", type=float, default=60.0,
                         help="a game left alone this long expires (default 60)")
+    parser.add_argument("--record-dir", metavar="DIR",
+                        help="also save every finished hand as a game record (docs/records.md) in DIR, one "
+                             "JSON Lines file a match (made if missing)")
     return parser
 
 
@@ -64,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import uvicorn
 
         from .app import TableDefaults, create_app
+        from .archive import RecordDir
         from .guard import WILDCARD_HOSTS, served_names
         from .opponents import AgentSource
         from .serve import listening_socket
@@ -93,11 +98,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             source.make(spec, args.game, players, i, options)  # a bad spec stops here, named
     except WebError as error:
         parser.exit(2, f"rummy-web: error: {error.message}\n")
+    try:
+        record_dir = None if args.record_dir is None else RecordDir(args.record_dir)
+    except OSError as error:
+        parser.exit(2, f"rummy-web: error: --record-dir {args.record_dir}: cannot be written: "
+                       f"{error.strerror or error}\n")
     defaults = TableDefaults(game=args.game, players=players, opponents=tuple(specs), hint=args.hint,
                              options=options, delay_ms=args.delay)
     names = served_names(args.host, args.allowed_host)
     app = create_app(defaults, GameStore(args.max_games, args.idle_minutes * 60), source,
-                     practice=not args.no_practice, host_names=names, new_games_per_minute=args.new_games_per_minute)
+                     practice=not args.no_practice, host_names=names, new_games_per_minute=args.new_games_per_minute,
+                     record_dir=record_dir)
     try:
         sock = listening_socket(args.host, args.port)
     except OSError as error:
@@ -111,6 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if everywhere:
         print(f"rummy-web: listening on every address; the page answers to the names "
               f"{', '.join(sorted(names))} only (add others with --allowed-host NAME)", flush=True)
+    if record_dir is not None:
+        print(f"rummy-web: each finished hand is saved in {record_dir.path}/, one file a match (docs/records.md)",
+              flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     server.run(sockets=[sock])
     return 0

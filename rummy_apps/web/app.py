@@ -10,11 +10,15 @@
 ``POST …/opponent``         the agent to act plays one move (the page asks, one at a time)
 ``GET …/hint``              the hint agent's choice for the person's turn
 ``POST …/next``             the match's next hand, once this one is over
+``GET …/records``           the match's finished hands as game records (JSON Lines), once the match is over
 ``DELETE /api/games/ID``    forget the game
+``GET /replay``             the replay viewer (``static/replay.html``)
+``POST /api/replays``       a records file (JSON Lines) in, hand ``?hand=K`` out as face-up steps
 ==========================  =================================================================
 
-Every reply is JSON. A success is ``{"id", "table", "event"}`` (``table``: what the person may
-see, ``rummy_apps.web.session.WebGame.snapshot``); a refusal is a 4xx ``{"error": reason}``, and a
+Every API reply is JSON (the records: JSON Lines, an attachment). A game's success is ``{"id",
+"table", "event"}`` (``table``: what the person may see, ``rummy_apps.web.session.WebGame.snapshot``);
+a refusal is a 4xx ``{"error": reason}``, and a
 move the rules forbid also carries ``"refused": true`` and the unchanged ``table``; a bad request is
 never a 5xx. Game work runs in a worker thread, one call at a time per game (``WebGame.lock``);
 ``Server-Timing: game;dur=MS`` says how long a call took at the server.
@@ -45,9 +49,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from rummy_env.ruleset import GAMES, game_spec, make_ruleset
+from .archive import RecordDir
 from .errors import WebError, shown
 from .guard import LOCAL_NAMES, SECURITY_HEADERS, NewGameLimiter, TableGuard
 from .opponents import AgentSource
+from .replays import replay_steps
 from .rulebook import RULE_BOOK, rule_book_html
 from .session import SEAT, WebGame, agent_seed
 from .store import GameStore
@@ -56,6 +62,8 @@ from .view import card_faces
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 16_384
 """Bytes in a request body, at most: a move or a new game is a few dozen."""
+MAX_RECORDS_BODY = 262_144
+"""Bytes in a records file sent to the replay viewer, at most: about a hundred hands."""
 MAX_DEPTH = 8
 """Nesting of a request's JSON, at most: a new game's options are two deep."""
 MAX_NUMBER = 2**53 - 1
@@ -81,16 +89,19 @@ class TableDefaults:
 
 def create_app(defaults: TableDefaults | None = None, store: GameStore | None = None,
                source: AgentSource | None = None, *, practice: bool = True, host_names: Iterable[str] = LOCAL_NAMES,
-               new_games_per_minute: float = 30, clock: Callable[[], float] = time.monotonic) -> Starlette:
+               new_games_per_minute: float = 30, clock: Callable[[], float] = time.monotonic,
+               record_dir: RecordDir | None = None) -> Starlette:
     """The app; ``store`` and ``source`` default to a fresh ``GameStore`` and the built-in agent specs.
 
     ``practice``: whether a person may ask for a seeded deal; ``host_names``: the ``Host`` names it
-    answers to (``guard.served_names``); ``new_games_per_minute``: each client's bound (``clock``
-    times it)."""
+    answers to (``guard.served_names``); ``new_games_per_minute``: each client's bound on new games,
+    and on replays apart (``clock`` times it); ``record_dir``: where every finished hand is also
+    appended (``--record-dir``)."""
     defaults = defaults or TableDefaults()
     store = store if store is not None else GameStore()
     source = source if source is not None else AgentSource()
     limiter = NewGameLimiter(new_games_per_minute, clock)
+    replay_limiter = NewGameLimiter(new_games_per_minute, clock)
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -102,20 +113,38 @@ def create_app(defaults: TableDefaults | None = None, store: GameStore | None = 
                                 f"repository's docs/ folder")
         return HTMLResponse(book)
 
+    async def replay_page(request: Request) -> Response:
+        return FileResponse(STATIC / "replay.html", media_type="text/html")
+
     async def meta(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(_meta, defaults, source, practice))
 
     async def new_game(request: Request) -> Response:
         body = await _json_object(request)
         started = time.perf_counter()
-        client = request.client.host if request.client else ""
-        wait = limiter.wait(client)
-        if wait:
-            raise WebError(429, f"too many new games from {client}: at most {new_games_per_minute:g} a minute; "
-                                f"try again in {math.ceil(wait)} s", headers={"Retry-After": str(math.ceil(wait))})
-        game = await run_in_threadpool(_new_game, body, defaults, source, practice)
+        client = _client(request)
+        _take_token(limiter, client, "new games", new_games_per_minute)
+        game = await run_in_threadpool(_new_game, body, defaults, source, practice, record_dir)
         game_id = store.add(game, client)
         return await _answer(game_id, game, None, (), started, status=201)
+
+    async def records(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        game = store.get(game_id)
+        text = await run_in_threadpool(game.records_text)
+        name = f"{game.rules.game}-match-{game.seed}.jsonl"
+        return Response(text, media_type="application/x-ndjson; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def replays(request: Request) -> Response:
+        hand = request.query_params.get("hand", "1")
+        if not hand.isdigit() or len(hand) > 6:
+            raise WebError(400, f"hand {shown(hand)}: expected a hand's number in the file, counted from 1")
+        lines = _json_lines(await _body(request, MAX_RECORDS_BODY))
+        started = time.perf_counter()
+        _take_token(replay_limiter, _client(request), "replays", new_games_per_minute)
+        reply = await run_in_threadpool(replay_steps, lines, int(hand))
+        return JSONResponse(reply, headers={"Server-Timing": f"game;dur={(time.perf_counter() - started) * 1000:.2f}"})
 
     async def show(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -136,6 +165,7 @@ def create_app(defaults: TableDefaults | None = None, store: GameStore | None = 
     routes = [
         Route("/", page),
         Route("/rules", rules),
+        Route("/replay", replay_page),
         Route("/api/meta", meta),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{game_id}", show, methods=["GET"]),
@@ -144,6 +174,8 @@ def create_app(defaults: TableDefaults | None = None, store: GameStore | None = 
         Route("/api/games/{game_id}/opponent", game_call("opponent_move"), methods=["POST"]),
         Route("/api/games/{game_id}/hint", game_call("hint"), methods=["GET"]),
         Route("/api/games/{game_id}/next", game_call("next_hand"), methods=["POST"]),
+        Route("/api/games/{game_id}/records", records, methods=["GET"]),
+        Route("/api/replays", replays, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers = {WebError: _web_error, HTTPException: _http_error, Exception: _server_error}
@@ -174,7 +206,8 @@ def _meta(defaults: TableDefaults, source: AgentSource, practice: bool) -> dict:
 # ----------------------------------------------------------------------------- new games
 
 
-def _new_game(body: dict, defaults: TableDefaults, source: AgentSource, practice_allowed: bool) -> WebGame:
+def _new_game(body: dict, defaults: TableDefaults, source: AgentSource, practice_allowed: bool,
+              record_dir: RecordDir | None) -> WebGame:
     """The match a new-game request asks for; each bad field is a 400 naming it."""
     unknown = sorted(set(body) - set(NEW_GAME_FIELDS))
     if unknown:
@@ -217,7 +250,8 @@ def _new_game(body: dict, defaults: TableDefaults, source: AgentSource, practice
     hint_seed = agent_seed(seed, 0, SEAT)
     source.make(hint, game, players, hint_seed, offered)  # a hint spec that is not offered fails now, not at the hint
     return WebGame(rules, specs, agents, seed, practice, hint,
-                   lambda: source.make(hint, game, players, hint_seed, offered))
+                   lambda: source.make(hint, game, players, hint_seed, offered),
+                   None if record_dir is None else record_dir.match_file(game))
 
 
 def _deal_seed(body: dict, practice_allowed: bool) -> tuple[int, bool]:
@@ -241,23 +275,57 @@ def _deal_seed(body: dict, practice_allowed: bool) -> tuple[int, bool]:
 # ----------------------------------------------------------------------------- replies
 
 
-async def _json_object(request: Request) -> dict:
-    """The request body as a JSON object; anything else is a 400 (a 413 when too long) naming the problem.
+def _client(request: Request) -> str:
+    return request.client.host if request.client else ""
 
-    A body longer than ``MAX_BODY`` is refused from its ``Content-Length``, or, sent in chunks, as
-    soon as it passes the limit: it is never read whole."""
+
+def _take_token(limiter: NewGameLimiter, client: str, what: str, per_minute: float) -> None:
+    """Take one of ``client``'s tokens, or refuse with a 429 that says when to try again."""
+    wait = limiter.wait(client)
+    if wait:
+        raise WebError(429, f"too many {what} from {client}: at most {per_minute:g} a minute; "
+                            f"try again in {math.ceil(wait)} s", headers={"Retry-After": str(math.ceil(wait))})
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The request body, at most ``limit`` bytes (else a 413): refused from its ``Content-Length``, or,
+    sent in chunks, as soon as it passes the limit; it is never read whole."""
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise WebError(413, f"the request body is {length[:30]} bytes: at most {MAX_BODY}")
+    if length is not None and (not length.isdigit() or int(length) > limit):
+        raise WebError(413, f"the request body is {length[:30]} bytes: at most {limit}")
     body = bytearray()
     try:
         async for chunk in request.stream():
             body += chunk
-            if len(body) > MAX_BODY:
-                raise WebError(413, f"the request body is over {MAX_BODY} bytes: at most {MAX_BODY}")
+            if len(body) > limit:
+                raise WebError(413, f"the request body is over {limit} bytes: at most {limit}")
     except ClientDisconnect:
         raise WebError(400, "the request body ended early: the client went away") from None
-    return parse_object(bytes(body))
+    return bytes(body)
+
+
+async def _json_object(request: Request) -> dict:
+    """The request body as a JSON object of at most ``MAX_BODY`` bytes; anything else is a 400 (a 413
+    when too long) naming the problem."""
+    return parse_object(await _body(request, MAX_BODY))
+
+
+def _json_lines(body: bytes) -> list[tuple[int, dict]]:
+    """A records file (JSON Lines) as (line number, object) for each non-blank line; a line that is not
+    a JSON object is a 400 naming it."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise WebError(400, f"the records file is not UTF-8 text: {error.reason} at byte {error.start}") from None
+    lines = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            lines.append((number, parse_object(line.encode())))
+        except WebError as error:
+            raise WebError(400, f"line {number}: {error.message}") from None
+    return lines
 
 
 def parse_object(body: bytes) -> dict:

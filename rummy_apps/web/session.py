@@ -11,6 +11,9 @@ up another game (the compiled solver's one workspace is safe to share between th
 The deal comes from ``seed``, which the browser never sees before the match is over unless the
 person asked for a practice deal (``practice``: a seed they chose, shown on the page). The
 agents' seeds are a one-way hash of it (``agent_seed``), so their play leads back to no deal.
+Each finished hand becomes a game record (``rummy_env.records``, the person's seat ``human``),
+kept with the game and served only once the match is over (``records_text``): a record holds
+the seed and the deck order, which deal the match's later hands too.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from agents.base import Agent
 
@@ -25,14 +29,19 @@ from rummy_env.cards import JOKER, NUM_TYPES, format_card
 from rummy_env.encoding import EncodingError, ObservationEncoder, action_layout, action_mask
 from rummy_env.game import DRAW, MELD, MOVE_NAMES, PLACE, PLACE_JOKER_LOW, IllegalMoveError, Move
 from rummy_env.match import Match
+from rummy_env.records import dumps, record_of_state
 from ..play import CommandError, parse_command
 from rummy_env.ruleset import RuleSet
+from .archive import append_record
 from .errors import WebError, shown
 from .view import revealed, seat_view
 from .words import cards_words, done_words, move_words, plain_reason, refusal_words, turn_words
 
 SEAT = 0
 """The person's seat. The starting seat moves one place each hand (G6), so every seat starts in turn."""
+
+PERSON = "human"
+"""The person's seat in a game record's ``players`` (docs/records.md), as the terminal game writes it."""
 
 LOG_SHOWN = 40
 """The hand's last moves a reply carries, each with its number in the hand (``moves_made`` counts them all)."""
@@ -45,7 +54,7 @@ class WebGame:
     """A match against agents, played one JSON call at a time."""
 
     def __init__(self, rules: RuleSet, specs: Sequence[str], opponents: Sequence[Agent], seed: int, practice: bool,
-                 hint_spec: str, make_hint: Callable[[], Agent]):
+                 hint_spec: str, make_hint: Callable[[], Agent], record_file: Path | None = None):
         if len(opponents) != rules.num_players - 1 or len(specs) != len(opponents):
             raise ValueError(f"{len(opponents)} opponents for {rules.num_players} players")
         self.rules = rules
@@ -62,6 +71,10 @@ class WebGame:
         self.match = Match(rules, seed)
         self.finished: list[dict] = []
         """Per finished hand: how it ended, who won, what it added to each total, the totals after it."""
+        self.records: list[dict] = []
+        """Per finished hand, its game record (docs/records.md)."""
+        self.record_file = record_file
+        """Where each finished hand's record is also appended (``--record-dir``), or None."""
         self.lock = threading.RLock()
         self._deal()
 
@@ -108,6 +121,15 @@ class WebGame:
             "moves_made": len(self.log),
             "result": revealed(self.state),
         }
+
+    def records_text(self) -> str:
+        """The match's finished hands as JSON Lines, once the match is over; before, a 409 saying why."""
+        with self.lock:
+            if not self.match.is_over:
+                raise WebError(409, f"the records are served once the match is over "
+                                    f"({self.rules.spec.rule_ids.match}): a record holds the deal's seed and "
+                                    f"deck order, which would show the cards of the hands still to come")
+            return "".join(dumps(record) + "\n" for record in self.records)
 
     # ------------------------------------------------------------- the person's moves
 
@@ -251,7 +273,16 @@ class WebGame:
             self.finished.append({"hand": self.match.hands_played, "outcome": result.outcome, "winner": result.winner,
                                   "added": [after - was for after, was in zip(self.match.totals, before)],
                                   "totals": list(self.match.totals)})
+            self._keep_record()
         return event
+
+    def _keep_record(self) -> None:
+        """The finished hand's game record, kept with the game (and appended to ``record_file``)."""
+        players = [PERSON if p == SEAT else self.specs[p] for p in range(self.rules.num_players)]
+        record = record_of_state(self.state, players, {"program": "web", "hand": self.match.hands_played})
+        self.records.append(record)
+        if self.record_file is not None:
+            append_record(self.record_file, record)
 
 
 def agent_seed(seed: int, hand: int, player: int) -> int:

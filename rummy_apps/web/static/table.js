@@ -105,8 +105,6 @@ function schedule() {
 
 // ------------------------------------------------------------------ the person's cards
 
-function face(card) { return page.meta.cards[card]; }
-
 function sortKey(mode) {
   return (card) => {
     const f = face(card);
@@ -142,55 +140,6 @@ function selectedCards() { return [...page.selected].sort((a, b) => a - b).map((
 function sameCards(a, b) { return a.length === b.length && sortedBy(a, "suit").join() === sortedBy(b, "suit").join(); }
 
 // ------------------------------------------------------------------ drawing
-
-const RULE_ID = /\b([GIBR]\d{1,2})\b/g;
-
-// ``text`` into ``el``, each rule id (R4) a link to the rule book's rule (GET /rules).
-function setText(el, text) {
-  el.replaceChildren();
-  let at = 0;
-  for (const m of (text || "").matchAll(RULE_ID)) {
-    el.append(text.slice(at, m.index));
-    const a = document.createElement("a");
-    a.href = `/rules#${m[1]}`;
-    a.target = "_blank";
-    a.rel = "noopener";
-    a.className = "rule";
-    a.title = `rule ${m[1]} in the rule book`;
-    a.textContent = m[1];
-    el.append(a);
-    at = m.index + m[0].length;
-  }
-  el.append((text || "").slice(at));
-}
-
-function cardEl(card, standsFor = null, extra = "") {
-  const el = document.createElement("div");
-  const f = face(card);
-  el.className = `card ${extra}`;
-  el.dataset.card = card;
-  if (f.suit === null) {
-    el.classList.add("joker");
-    const standing = standsFor !== null && standsFor !== undefined;
-    el.innerHTML = `<span class="corner">★</span><span class="pip joker-pip"></span>`;
-    el.querySelector(".pip").textContent = standing ? `=${face(standsFor).symbol}` : "JOKER";
-    if (standing) el.title = `a joker standing for ${face(standsFor).words}`;
-  } else {
-    const rank = f.rank === "T" ? "10" : f.rank;
-    const suit = f.symbol.slice(-1);
-    if (f.suit === "h" || f.suit === "d") el.classList.add("red");
-    el.innerHTML = `<span class="corner">${rank}${suit}</span><span class="pip">${suit}</span>`;
-    el.title = f.words;
-  }
-  el.setAttribute("aria-label", f.words);
-  return el;
-}
-
-function miniCards(cards) {
-  const span = document.createElement("span");
-  for (const c of cards) span.appendChild(cardEl(c, null, "mini"));
-  return span;
-}
 
 function render() {
   const t = page.table;
@@ -470,6 +419,8 @@ function renderEnd(t) {
     ? `the match is over: ${m.winners.map((p) => t.names[p]).join(" and ")} ${m.winners.length === 1 && m.winners[0] !== t.seat ? "wins" : "win"}; ${rule}`
     : `the match goes on to ${m.target}; ${rule}`);
   $("next-hand").hidden = m.over;
+  $("end-records").hidden = !m.over;  // the records show the deal: served once the match is over
+  $("records-link").href = `/api/games/${page.id}/records`;
 }
 
 // ------------------------------------------------------------------ pointing
@@ -639,6 +590,7 @@ async function init() {
   const reply = await api("GET", "/api/meta");
   if (!reply.ok) { say(reply.data.error, "refused"); return; }
   page.meta = reply.data;
+  cardFaces = page.meta.cards;
   const d = page.meta.defaults;
   const games = $("setup-game");
   for (const [name, g] of Object.entries(page.meta.games)) games.add(new Option(g.title, name, false, name === d.game));
