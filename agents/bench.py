@@ -48,8 +48,8 @@ from rummy_env.games import GAME_SPECS
 from rummy_env.records import write_records
 from rummy_env.ruleset import GAMES, make_ruleset
 
-from .arena import (MAX_DEFAULT_WORKERS, ArenaConfig, available_cores, check_config, display_names, hand_records, json_safe, program_name,
-                    run_arena, summarize, total_units)
+from .arena import (MAX_DEFAULT_WORKERS, ArenaConfig, available_cores, check_config, display_names, hand_records,
+                    json_safe, program_name, run_arena, summarize, total_units)
 from .base import AgentError
 from .panel import is_search, left_out, panel
 from .registry import AGENT_NAMES
@@ -392,7 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"hands against each opponent, rounded up to whole deals (default {DEFAULT_HANDS}; "
                              f"the search agent plays the first {SEARCH_HANDS}); part of the deal set's id")
     parser.add_argument("--workers", type=int, default=None,
-                        help=f"processes (default: one per core, at most {MAX_DEFAULT_WORKERS}); results do not depend on it")
+                        help=f"processes (default: one per core, at most {MAX_DEFAULT_WORKERS}); the results do not "
+                             "depend on it")
     parser.add_argument("--out", metavar="DIR",
                         help="where to write bench.md, .csv, .json, .png (default bench/SPEC-GAME-Np); with "
                              "--leaderboard, leaderboard.md, .csv, .png (default: its folder)")
