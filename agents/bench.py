@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import re
 import sys
 import time
@@ -324,6 +325,7 @@ def load_runs(folder: Path) -> dict[str, list[dict]]:
         if not isinstance(run, dict) or run.get("format") != FORMAT:
             continue
         run["path"] = str(path)
+        run["opponents"] = [{k: math.nan if v is None else v for k, v in row.items()} for row in run["opponents"]]
         runs = groups.setdefault(run["deal_set"], [])
         for other in runs:
             if other["spec"] == run["spec"]:
@@ -343,9 +345,14 @@ def _opponents(runs: list[dict]) -> list[str]:
     return list(dict.fromkeys(row["opponent"] for run in runs for row in run["opponents"]))
 
 
+def _cell(row: dict) -> str:
+    """A run's result against one opponent in a leaderboard: share of decided hands [95%], points per hand."""
+    return f"{_share(row)}, {'n/a' if math.isnan(row['points']) else format(row['points'], '+.1f')}"
+
+
 def leaderboard_markdown(groups: dict[str, list[dict]]) -> str:
-    """One table per deal set: a row per agent, its share of decided hands (points per hand) against
-    each opponent, and its rating."""
+    """One table per deal set: a row per agent, its rating, and against each opponent its share of
+    decided hands with the 95% interval and its points per hand."""
     out = []
     for set_id, runs in groups.items():
         opponents = _opponents(runs)
@@ -354,7 +361,7 @@ def leaderboard_markdown(groups: dict[str, list[dict]]) -> str:
                 "|---|---:|" + "---|" * len(opponents)]
         for run in runs:
             by = {row["opponent"]: row for row in run["opponents"]}
-            cells = [f"{100 * by[o]['share']:.1f}% ({by[o]['points']:+.1f})" if o in by else "" for o in opponents]
+            cells = [_cell(by[o]) if o in by else "" for o in opponents]
             out.append(f"| `{run['name']}` | {run['rating']:.0f} | " + " | ".join(cells) + " |")
         out.append("")
     return "\n".join(out)

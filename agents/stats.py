@@ -170,7 +170,7 @@ def choice_ratings(num_agents: int, tables: Sequence[tuple[Sequence[int], dict[i
             strength[i] = v
         if change < 1e-12:
             break
-    return [400.0 * math.log10(strength[i]) for i in range(num_agents)]
+    return [fixed[i] if i in fixed else 400.0 * math.log10(strength[i]) for i in range(num_agents)]
 
 
 def percent_text(rate: float, low: float, high: float) -> str:
