@@ -264,7 +264,8 @@ def write_csv(rows: Sequence[dict], path: Path) -> None:
 
 
 def plot(groups: dict[str, list[dict]], path: Path) -> None:
-    """One panel per deal set: each run's share of decided hands against each opponent, and its rating."""
+    """One row per deal set: each run's share of decided hands against each opponent, and the ratings
+    of the runs and the panel."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -285,9 +286,15 @@ def plot(groups: dict[str, list[dict]], path: Path) -> None:
         shares.set_xticks([i + 0.4 - width / 2 for i in range(len(opponents))], opponents, rotation=15)
         shares.set(ylim=(0, 1), ylabel="share of decided hands (95%)", title=set_id)
         shares.legend(fontsize=8)
-        ratings.barh([r["name"] for r in runs], [r["rating"] for r in runs], color="tab:orange")
-        ratings.axvline(ANCHOR_RATING, color="grey", linestyle="--", linewidth=1)
-        ratings.set(xlabel=f"rating (Elo scale, {ANCHOR} = {ANCHOR_RATING:.0f})", title="rating against the panel")
+        entries = sorted([(r["rating"], r["name"], "tab:orange") for r in runs]
+                         + [(v, f"panel: {m}", "tab:grey") for m, v in runs[0]["panel_ratings"].items()])
+        base = min(v for v, _, _ in entries) - 100
+        ratings.barh([name for _, name, _ in entries], [v - base for v, _, _ in entries], left=base,
+                     color=[colour for _, _, colour in entries])
+        for y, (value, _, _) in enumerate(entries):
+            ratings.annotate(f"{value:.0f}", (value, y), xytext=(3, 0), textcoords="offset points", va="center",
+                             fontsize=8)
+        ratings.set(xlabel=f"rating (Elo scale, {ANCHOR} = {ANCHOR_RATING:.0f})", title="ratings (the panel in grey)")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
