@@ -306,8 +306,7 @@ def default_workers(config: ArenaConfig, cores: int | None = None) -> int:
     """Processes for a run when none are asked for: one per ``HANDS_PER_WORKER`` hands played, at
     most the cores available (and ``MAX_DEFAULT_WORKERS``), so that a short run pays no start-up."""
     cores = available_cores() if cores is None else cores
-    hands = len(config.tables) * config.deals * config.num_players
-    return max(1, min(cores, MAX_DEFAULT_WORKERS, hands // HANDS_PER_WORKER))
+    return max(1, min(cores, MAX_DEFAULT_WORKERS, total_units(config) // HANDS_PER_WORKER))
 
 
 def _init_worker(config: ArenaConfig) -> None:
@@ -359,17 +358,19 @@ def check_config(config: ArenaConfig, factory: Callable[[str, int], Agent] | Non
 
 
 def run_arena(config: ArenaConfig, workers: int = 1, progress: bool = True,
-              factory: Callable[[str, int], Agent] | None = None) -> list[dict]:
+              factory: Callable[[str, int], Agent] | None = None, bar=None) -> list[dict]:
     """Play every table on every deal; records in (table, deal, rotation) order whatever ``workers``.
 
     ``factory(spec, index)`` builds an agent (default: ``agents.registry.make_agent``); a custom
-    factory runs in this process only.
+    factory runs in this process only. ``bar``: a progress bar of the caller's (``update(n)``) to
+    advance by the hands played, instead of a bar of this run's own.
     """
     pool = check_config(config, factory)
     tasks = [(t, deals) for t in range(len(config.tables)) for deals in task_deals(config)]
-    total = len(config.tables) * config.deals * config.num_players
+    total = total_units(config)
     unit = "match" if config.matches else "hand"
-    bar = _progress(total, unit, progress)
+    own_bar = bar is None
+    bar = _progress(total, unit, progress) if own_bar else bar
     records: list[dict] = []
     try:
         if workers <= 1 or factory is not None or len(tasks) == 1:
@@ -391,8 +392,14 @@ def run_arena(config: ArenaConfig, workers: int = 1, progress: bool = True,
                     records.extend(got)
                     bar.update(len(got))
     finally:
-        bar.close()
+        if own_bar:
+            bar.close()
     return records
+
+
+def total_units(config: ArenaConfig) -> int:
+    """The hands (or matches) a run plays: every table, every deal, every rotation."""
+    return len(config.tables) * config.deals * config.num_players
 
 
 def _progress(total: int, unit: str, enabled: bool):

@@ -7,6 +7,9 @@
   that met so that an agent that always wins gets a finite rating.
 * ``openskill_ratings``: openskill Plackett-Luce ratings from multi-player results, updated in
   the order given.
+* ``choice_ratings``: Elo-scale ratings under the Luce choice model (a seat wins a decided hand
+  with probability proportional to its strength: Bradley-Terry at two players, any table size
+  alike), fitted by maximum likelihood with some ratings held fixed (``rummy-bench``).
 """
 
 from __future__ import annotations
@@ -121,6 +124,53 @@ def openskill_ratings(num_agents: int, games: Sequence[tuple[Sequence[int], Sequ
         for a, team in zip(order, updated):
             ratings[a] = team[0]
     return [{"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for r in ratings]
+
+
+def choice_ratings(num_agents: int, tables: Sequence[tuple[Sequence[int], dict[int, float]]],
+                   fixed: dict[int, float] | None = None, prior: float = 0.5, iterations: int = 5000) -> list[float]:
+    """Elo-scale ratings from decided hands at tables ``(seats, wins)``: the agent in each seat, and
+    the decided hands each agent won there.
+
+    Model (Luce's choice axiom): a decided hand is won by agent ``i`` with probability
+    ``c_i g_i / sum_j c_j g_j`` over the agents at the table, ``c`` the seats each holds and
+    ``g = 10 ** (rating / 400)``; at two players this is Bradley-Terry, the model behind Elo (a
+    rating 400 higher wins 10 hands to 1). Every seat of a table adds ``prior`` wins to its agent
+    there, so that one that always wins (or loses) has a finite rating. The ratings in ``fixed`` are held;
+    the others are the maximum-likelihood fit (minorisation-maximisation, Hunter 2004). With
+    nothing fixed they average 0 over the agents that played; an agent that met nobody gets 0.
+    """
+    fixed = fixed or {}
+    counts, wins, decided = [], [], []
+    for seats, won in tables:
+        count: dict[int, int] = {}
+        for agent in seats:
+            count[agent] = count.get(agent, 0) + 1
+        with_prior = {agent: won.get(agent, 0.0) + prior * c for agent, c in count.items()}
+        counts.append(count)
+        wins.append(with_prior)
+        decided.append(math.fsum(with_prior.values()))
+    strength = [10.0 ** (fixed.get(i, 0.0) / 400.0) for i in range(num_agents)]
+    total_wins = [0.0] * num_agents
+    for won in wins:
+        for agent, w in won.items():
+            total_wins[agent] += w
+    free = [i for i in range(num_agents) if i not in fixed and total_wins[i] > 0]
+    for _ in range(iterations):
+        exposure = [0.0] * num_agents
+        for count, d in zip(counts, decided):
+            pool = math.fsum(c * strength[a] for a, c in count.items())
+            for agent, c in count.items():
+                exposure[agent] += d * c / pool
+        new = {i: total_wins[i] / exposure[i] for i in free}
+        if not fixed and new:
+            shift = math.fsum(math.log(v) for v in new.values()) / len(new)
+            new = {i: math.exp(math.log(v) - shift) for i, v in new.items()}
+        change = max((abs(v - strength[i]) / strength[i] for i, v in new.items()), default=0.0)
+        for i, v in new.items():
+            strength[i] = v
+        if change < 1e-12:
+            break
+    return [fixed[i] if i in fixed else 400.0 * math.log10(strength[i]) for i in range(num_agents)]
 
 
 def percent_text(rate: float, low: float, high: float) -> str:
