@@ -23,7 +23,7 @@ from torch import nn
 from agents.policy import ACTIVATIONS, build_network, save_checkpoint
 from rummy_env.encoding import num_actions, observation_size
 
-NETWORK_KEYS = {"mlp": ("hidden", "activation"), "card": ("channels", "global_size", "layout", "rank")}
+NETWORK_KEYS = {"mlp": ("hidden", "activation"), "card": ("channels", "global_size", "layout", "rank", "solver_plane")}
 """The model-config keys each network kind takes (``agents.policy.build_network``)."""
 
 NET_PREFIX = "net."
@@ -39,7 +39,7 @@ def check_model_config(game: str, num_players: int, model: dict | None) -> dict:
     ``num_players`` added (what ``PolicyModule`` builds from).
 
     Kind ``mlp`` (the default) takes ``hidden`` and ``activation``; kind ``card`` takes
-    ``channels``, ``global_size``, ``layout`` and ``rank`` (``agents.networks``).
+    ``channels``, ``global_size``, ``layout``, ``rank`` and ``solver_plane`` (``agents.networks``).
     ``observation_size`` and ``num_actions`` may be given; they must be the game's
     (``rummy_env.encoding``), else a ``ModelConfigError`` names both.
     """
