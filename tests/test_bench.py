@@ -68,8 +68,8 @@ def test_a_run_reports_each_opponent_and_a_rating(rule_run):
     assert mirror["points"] == pytest.approx(0.0)  # the same agent in every seat of every rotation
     assert rule_run["panel_ratings"]["rule"] == 1500.0
     assert rule_run["panel_ratings"]["random"] < 1200
-    # the panel's rule agent met random in the seats random holds here, so the rule agent benchmarked
-    # is near its rating, not on it (at 2 players the two tables are one: exactly 1500)
+    # the panel's rule agent met random with the seats the other way round, so the rule agent
+    # benchmarked is near its rating, not on it
     assert abs(rule_run["rating"] - 1500.0) < 100
     assert "pretrained:indian" in rule_run["left_out"]
     text = markdown(rule_run)
@@ -180,3 +180,10 @@ def test_help_has_examples(capsys):
         main(["--help"])
     text = capsys.readouterr().out
     assert "rule --game indian" in text and "--leaderboard bench/" in text and "Examples" in text
+
+
+def test_the_console_script_names_itself(monkeypatch, capsys):
+    monkeypatch.setattr("sys.argv", ["/venv/bin/rummy-bench"])
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert capsys.readouterr().out.startswith("usage: rummy-bench")

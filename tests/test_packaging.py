@@ -28,7 +28,7 @@ def test_the_test_extra_is_there_for_ci():
     assert ci.index("torch==2.13.0") < ci.index('-e ".[train,onnx,test]"') < ci.index("pytest -n 2")
 
 
-@pytest.mark.parametrize("script", ["rummy-train", "rummy-arena", "rummy-play", "rummy-demo"])
+@pytest.mark.parametrize("script", ["rummy-train", "rummy-arena", "rummy-bench", "rummy-play", "rummy-demo"])
 def test_console_scripts_name_a_main_that_exists(script):
     module, _, function = PROJECT["scripts"][script].partition(":")
     assert callable(getattr(importlib.import_module(module), function))
