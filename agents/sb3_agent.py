@@ -25,6 +25,7 @@ import numpy as np
 
 from rummy_env.encoding import num_actions, observation_size
 from rummy_env.games import GAMES, game_spec
+from rummy_env.ruleset import RuleSet
 
 from .base import Agent, AgentError, legal_actions
 
@@ -40,13 +41,14 @@ class Sb3Agent(Agent):
 
     name = "sb3"
 
-    def __init__(self, model, game: str, num_players: int):
-        super().__init__(game, num_players)
+    def __init__(self, model, rules: RuleSet):
+        super().__init__(rules)
         self.model = model
 
     @classmethod
-    def from_zip(cls, path: str | os.PathLike, game: str, num_players: int) -> Sb3Agent:
-        """Load ``path`` (a ``MaskablePPO.save`` zip) and check it fits ``game`` with ``num_players``."""
+    def from_zip(cls, path: str | os.PathLike, rules: RuleSet) -> Sb3Agent:
+        """Load ``path`` (a ``MaskablePPO.save`` zip) and check it fits the table ``rules``."""
+        game, num_players = rules.game, rules.num_players
         source = Path(path)
         name = f"SB3 model {str(source)!r}"
         if not source.exists():

@@ -328,7 +328,7 @@ def test_the_terminal_game_record_flag(tmp_path):
 
 def test_a_record_of_a_person_and_agents_names_each_seat():
     rules = make_ruleset("romi", 3)
-    agents = [make_agent("random", "romi", 3, seed=s) for s in (1, 2)]
+    agents = [make_agent("random", make_ruleset("romi", 3), seed=s) for s in (1, 2)]
     session = PlaySession(rules, agents, Console(file=io.StringIO()), lambda prompt: None, seat=1,
                           names=["random", "random#2"])
     assert session.players == ["random#2", "human", "random"]  # the opponents sit in seat order after yours

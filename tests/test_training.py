@@ -22,7 +22,7 @@ from agents.training.ppo import advantages, masked_entropy, ppo_loss
 from agents.training.rollout import Collector
 from agents.training.trainer import train
 from rummy_env.encoding import observation_layout
-from rummy_env.ruleset import GAMES
+from rummy_env.ruleset import GAMES, make_ruleset
 from rummy_env.shaping import Potential
 from rummy_env.vector import VectorGame
 
@@ -112,7 +112,7 @@ def _collector(game: str, players: int = 2, shaping: bool = True, gamma: float =
                           shaping_coef=1.0, backend=backend, **rule_options)
     from agents.registry import make_agent
 
-    collector.set_pool(["self", "random"], [0.5, 0.5], {"random": make_agent("random", game, players)})
+    collector.set_pool(["self", "random"], [0.5, 0.5], {"random": make_agent("random", make_ruleset(game, players))})
     return collector
 
 
@@ -236,7 +236,7 @@ def test_teacher_is_asked_only_for_recorded_decisions(backend):
     from agents.registry import make_agent
 
     collector = _collector("indian", backend=backend)
-    teacher = CountingTeacher(make_agent("rule", "indian", 2))  # hands of different lengths
+    teacher = CountingTeacher(make_agent("rule", make_ruleset("indian", 2)))  # hands of different lengths
     for target in (50, 400, 400):
         teacher.asked = 0
         data = collector.collect(target, teacher)
@@ -456,7 +456,7 @@ def test_a_run_plays_the_shipped_policy_it_started_with(tmp_path, monkeypatch):
     shutil.copyfile(installed.with_suffix(".json"), reshipped / "indian-2p.json")
     monkeypatch.setattr(pretrained, "PRETRAINED_DIR", reshipped)
     with pytest.raises(AgentError):
-        make_agent("pretrained:indian", "indian", 2)  # what the package would play now
+        make_agent("pretrained:indian", make_ruleset("indian", 2))  # what the package would play now
 
     resumed = trainer_module.Run(config, tmp_path / "run")
     assert resumed.stand_ins == run.stand_ins and copy.read_bytes() == installed.read_bytes()
@@ -599,7 +599,7 @@ def test_short_run_writes_logs_checkpoints_and_curves(game, players, tmp_path):
     assert (tmp_path / "again.png").stat().st_size > 10_000
     from agents.registry import make_agent
 
-    agent = make_agent(f"ppo:{run_dir / 'best.pt'}", game, players)  # the arena's spec
+    agent = make_agent(f"ppo:{run_dir / 'best.pt'}", make_ruleset(game, players))  # the arena's spec
     assert agent.name.startswith("ppo:")
 
 
@@ -869,7 +869,7 @@ def test_the_win_bonus_goes_to_the_winner_and_costs_the_others():
     def collect(bonus):
         collector = _collector("indian", players=3, shaping=False)
         collector.win_bonus = bonus
-        return collector.collect(2000, make_agent("rule", "indian", 3))  # the rule agent in every seat
+        return collector.collect(2000, make_agent("rule", make_ruleset("indian", 3)))  # the rule agent in every seat
 
     plain, bonused = collect(0.0), collect(0.3)
     np.testing.assert_array_equal(plain.actions, bonused.actions)

@@ -265,11 +265,12 @@ def validate(config: TrainConfig, source: str = "config") -> TrainConfig:
         if entries.count(spec) > 1:
             raise ConfigError(f"{source}: field 'pool_opponents': {spec!r} is in the pool already")
     opponents = expand(config.eval_opponents, config.game, config.num_players)
+    rules = make_ruleset(config.game, config.num_players)
     for name, specs in (("bc_teacher", [config.bc_teacher]), ("eval_opponents", opponents),
                         ("pool_opponents", config.pool_opponents)):
         for spec in specs:
             try:
-                make_agent(spec, config.game, config.num_players)
+                make_agent(spec, rules)
             except AgentError as error:
                 raise ConfigError(f"{source}: field {name!r}: {error}") from None
     return config
