@@ -73,7 +73,7 @@ class Sb3Agent(Agent):
             hint = f"; it fits {' or '.join(fits)}" if fits else ""
             raise AgentError(f"{name}: observation space {obs_shape} and {actions} actions; {game!r} with "
                              f"{num_players} players needs ({expected[0]},) and {expected[1]}{hint}")
-        return cls(model, game, num_players)
+        return cls(model, rules)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)

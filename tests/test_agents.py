@@ -353,11 +353,9 @@ def test_negative_hold_weight_is_an_error_naming_it(spec):
         make_agent(spec, make_ruleset("romi", 2))
 
 
-def test_bad_game_or_players_is_an_error():
-    with pytest.raises(AgentError, match="unknown game 'gin'"):
-        make_agent("random", make_ruleset("gin", 2))
-    with pytest.raises(AgentError, match="num_players=7"):
-        make_agent("rule", make_ruleset("basic", 7))
+def test_rules_that_are_not_a_rule_set_are_an_error():
+    with pytest.raises(AgentError, match="rules 'basic': expected a RuleSet"):
+        make_agent("random", "basic")
 
 
 # ----------------------------------------------------------------------------- checkpoints

@@ -496,7 +496,7 @@ def test_agents_that_break_the_mask_are_stopped():
     config = ArenaConfig(game="basic", agents=("cheater", "random"), hands=2)
     with pytest.raises(AgentError, match="'cheater' in seat 0 chose action .* which its mask forbids"):
         run_arena(config, progress=False,
-                  factory=lambda spec, i: Cheater("basic", 2) if spec == "cheater" else RandomAgent(BASIC_2P))
+                  factory=lambda spec, i: Cheater(BASIC_2P) if spec == "cheater" else RandomAgent(BASIC_2P))
 
 
 @pytest.mark.slow

@@ -189,6 +189,7 @@ def test_agents_and_arena_work_where_torch_and_tensorboard_are_not_installed():
         from rummy_env import rules
         from agents import arena
         from agents.registry import make_agent
+        from rummy_env.ruleset import make_ruleset
         for spec in ("random", "rule", "search:worlds=1"):
             make_agent(spec, make_ruleset("indian"))
         config = arena.ArenaConfig(game="basic", agents=("random", "rule"), hands=2)

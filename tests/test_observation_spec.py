@@ -156,6 +156,7 @@ obs_spec.OBSERVATION_PLANES = obs_spec.OBSERVATION_PLANES + (obs_spec.Plane(
 
 from agents.view import ObservationReader
 from rummy_env.aec_env import raw_env
+from rummy_env.ruleset import make_ruleset
 from rummy_env.encoding import encode_observation, observation_size
 
 for game, size in (("indian", 488), ("basic", 1391), ("romi", 2451)):

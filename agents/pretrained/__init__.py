@@ -6,7 +6,7 @@ Each (game, player count) with a shipped policy has an exported ONNX file and it
     agents/pretrained/indian-2p.json   its metadata (agents.export) with the model card under
                                        "model_card": trainer config, CPU time, table results
 
-``pretrained:indian`` at a table of N (``pretrained_agent("indian", "indian", N)``) loads
+``pretrained:indian`` at a table of N (``pretrained_agent("indian", make_ruleset("indian", N))``) loads
 ``indian-Np.onnx`` with no torch import. A count with no policy is an ``AgentError`` naming the
 counts there are and how to make one: ``python -m agents.pretrained.ship runs/NAME/best.pt``
 exports a trainer run's best checkpoint here and writes its card (``agents.pretrained.ship``).
