@@ -28,13 +28,14 @@ from rummy_env.encoding import num_actions, observation_size  # noqa: E402
 SHIPPED = pretrained.PRETRAINED_DIR
 
 
-def make_run(folder: Path, game: str, players: int, seed: int = 0) -> Path:
-    """A run folder with a small untrained policy as its best.pt and the trainer's results.json."""
+def make_run(folder: Path, game: str, players: int, seed: int = 0, config: dict | None = None) -> Path:
+    """A run folder with a small untrained policy as its best.pt (trained, it says, with ``config``)
+    and the trainer's results.json."""
     torch.manual_seed(seed)
     model = MaskedActorCritic(observation_size(game, players), num_actions(game), hidden=[16])
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.json").write_text(json.dumps({"cpu_seconds_main_process": 7.5, "wall_seconds": 9.0}))
-    return save_checkpoint(folder / "best.pt", model, game, players, {"num_players": players})
+    return save_checkpoint(folder / "best.pt", model, game, players, config or {"num_players": players})
 
 
 @pytest.fixture(scope="module")
@@ -263,6 +264,18 @@ def test_recard_plays_the_installed_policy_on_the_panel_again_and_keeps_the_rest
     assert model.read_bytes() == before
     assert {k: v for k, v in card.items() if k not in ("arena", "summary", "panel_played", "replaces")} == {
         k: v for k, v in metadata["model_card"].items() if k not in ("arena", "summary")}
+
+
+def test_the_card_names_the_recipe_the_run_resolves_from(tmp_path):
+    from agents.training.config import CONFIGS, load_yaml, make_config, to_dict
+
+    settings = to_dict(make_config(load_yaml(CONFIGS / "romi-2p.yaml"))) | {"num_workers": 7, "run_dir": "runs/x"}
+    _, card_file = ship(make_run(tmp_path / "run", "romi", 2, seed=3, config=settings), hands=2, seed=4,
+                        dest=tmp_path / "dest", search_hands=0)
+    assert json.loads(card_file.read_text())["model_card"]["recipe"] == "configs/romi-2p.yaml"
+    _, card_file = ship(make_run(tmp_path / "own", "romi", 2, seed=3, config=settings | {"learning_rate": 0.123}),
+                        hands=2, seed=4, dest=tmp_path / "dest2", search_hands=0)
+    assert json.loads(card_file.read_text())["model_card"]["recipe"] is None
 
 
 def test_recard_of_a_file_without_a_card_names_it(tmp_path):

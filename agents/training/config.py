@@ -183,6 +183,8 @@ TYPES = get_type_hints(TrainConfig, include_extras=False)
 """Field name -> its type (``Literal`` for the fields with choices)."""
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 """The recipes: one YAML file per shipped policy, and the default run's (``configs/``)."""
+MACHINE_SETTINGS = frozenset({"run_dir", "num_workers", "device", "torch_threads", "learner_threads", "progress"})
+"""Settings of the machine a run used, not of its recipe."""
 
 
 def _check_type(name: str, value: Any, where: str) -> Any:
@@ -286,6 +288,17 @@ def find_recipe(name: str | Path) -> Path:
     names = ", ".join(sorted(p.stem for p in CONFIGS.glob("*.yaml")))
     raise ConfigError(f"config {str(name)!r}: no such file, and no recipe of that name in {CONFIGS}: "
                       f"expected a path or one of {names}")
+
+
+def recipe_of(settings: dict) -> Path | None:
+    """The recipe in ``configs/`` that resolves to a run's ``settings`` (machine settings apart; a
+    setting a run predates counts at its default), or None when none does (settings of its own)."""
+    wanted = to_dict(TrainConfig()) | settings
+    for path in sorted(CONFIGS.glob("*.yaml")):
+        resolved = to_dict(make_config(load_yaml(path), f"config file {str(path)!r}"))
+        if all(resolved.get(k) == v for k, v in wanted.items() if k not in MACHINE_SETTINGS):
+            return path
+    return None
 
 
 def load_yaml(path: str | Path) -> dict:
