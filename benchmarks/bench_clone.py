@@ -53,7 +53,7 @@ class TimedTeacher:
 def measure(game: str, players: int, teacher: str, decisions: int, seed: int = 1) -> dict:
     """One recording of ``decisions`` teacher decisions: its speed, positions asked and teacher share."""
     torch.manual_seed(seed)
-    model = build_network(game, players, {"kind": "card"}).eval()
+    model = build_network(game, players, {"kind": "card", "layout": 2}).eval()
     collector = Collector(game, players, SLOTS, seed, model, reward_scale=0.01, gamma=0.995, shaping=False,
                           shaping_coef=1.0,
                           backend="numba")

@@ -105,7 +105,8 @@ def test_sampled_actions_follow_the_probabilities():
 
 def _collector(game: str, players: int = 2, shaping: bool = True, gamma: float = 1.0, seed: int = 3,
                network: str = "card", backend: str = "python", **rule_options) -> Collector:
-    kind = {"kind": "card", "channels": 8, "global_size": 16} if network == "card" else {"kind": "mlp", "hidden": [32]}
+    card = {"kind": "card", "channels": 8, "global_size": 16, "layout": 2}
+    kind = card if network == "card" else {"kind": "mlp", "hidden": [32]}
     torch.manual_seed(0)
     model = build_network(game, players, kind).eval()
     collector = Collector(game, players, 8, seed, model, reward_scale=0.01, gamma=gamma, shaping=shaping,
@@ -196,7 +197,7 @@ def test_cloning_fits_a_planted_teacher(tmp_path, monkeypatch):
     config = make_config({"run_dir": str(tmp_path), "bc_decisions": 3000, "bc_epochs": 12, "num_workers": 0,
                           "num_envs": 16, "progress": False})
     run = trainer_module.Run(config, tmp_path)
-    workers = _local_workers(monkeypatch, config, HighestLegal("indian", 2))
+    workers = _local_workers(monkeypatch, config, HighestLegal(make_ruleset("indian", 2)))
     workers.set_state(run.model.state_dict(), None)
     report = trainer_module.clone_teacher(run, workers, workers, None, _Writer(), lambda *_: None,
                                           trainer_module.progress_factory(False))
@@ -209,7 +210,7 @@ def test_teacher_hands_are_played_to_their_end():
     the hand's result (its value target is a true return, nothing to bootstrap)."""
     collector = _collector("indian", max_turns=60)
     for target in (50, 333):
-        data = collector.collect(target, HighestLegal("indian", 2))
+        data = collector.collect(target, HighestLegal(make_ruleset("indian", 2)))
         assert len(data) >= target
         ends = np.flatnonzero(data.next_index < 0)
         assert data.done[ends].all(), f"{(~data.done[ends]).sum()} chains cut"
@@ -792,7 +793,7 @@ def test_resume_from_a_corrupt_checkpoint_names_it(tmp_path, capsys):
 def test_checkpoint_with_nan_weights_is_refused(tmp_path):
     from agents.policy import save_checkpoint
 
-    model = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16})
+    model = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16, "layout": 2})
     with torch.no_grad():
         next(model.parameters()).fill_(float("nan"))
     path = save_checkpoint(tmp_path / "nan.pt", model, "indian", 2)
