@@ -57,7 +57,7 @@ def plugin_agent(spec: str, rules: RuleSet, seed: int | None) -> Agent:
                          f"(it defines: {', '.join(defined) or 'nothing callable'})")
     if not callable(factory):
         raise AgentError(f"plug-in agent {spec!r}: {name} is a {type(factory).__name__}, not a class or a function")
-    arguments = _accepted({"game": rules.game, "num_players": rules.num_players, "seed": seed}, factory)
+    arguments = _accepted(dict(zip(CONSTRUCTOR_ARGUMENTS, (rules.game, rules.num_players, seed))), factory)
     try:
         inner = factory(**arguments)
     except Exception as error:

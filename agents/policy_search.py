@@ -262,17 +262,6 @@ class Actors:
     seats: tuple[int, ...]
 
 
-class GreedyNetwork:
-    """A torch actor-critic as an opponent in rollouts: its most likely legal move."""
-
-    def __init__(self, model):
-        self.policy = TorchPolicy(model)
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        probabilities, _ = self.policy(observations, masks)
-        return np.where(np.asarray(masks) != 0, probabilities, -1.0).argmax(axis=1).astype(np.int64)
-
-
 def true_worlds(state, count: int, seed: int) -> list:
     """``count`` worlds of ``state`` as it truly is, but for the order of its stock, which is
     shuffled anew in each (and the seed of a G8 rebuild's shuffle drawn anew): every hand, the
