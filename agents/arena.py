@@ -63,7 +63,7 @@ from rummy_env.game import GameState
 from rummy_env.match import Match
 from rummy_env.records import record_hand, write_records
 from rummy_env.games import GAME_SPECS, game_spec, is_game
-from rummy_env.ruleset import GAMES, make_ruleset, parse_option
+from rummy_env.ruleset import GAMES, RuleSet, make_ruleset, parse_option
 from rummy_env.vector import VectorGame
 
 from .base import Agent, AgentError, plays_many_hands
@@ -90,6 +90,11 @@ class ArenaConfig:
     table: bool = False
     """A mixed table: ``agents`` are the seats of one table (as many as ``num_players``), rotated;
     else the round robin of ``seat_tables``."""
+
+    @property
+    def rules(self) -> RuleSet:
+        """The table's rules: the game at ``num_players`` with ``options`` (``rummy_env.ruleset``)."""
+        return make_ruleset(self.game, self.num_players, **self.options)
 
     @property
     def tables(self) -> list[tuple[int, ...]]:
@@ -169,7 +174,7 @@ class _AgentPool:
     def _make(self, spec: str, index: int) -> Agent:
         from .registry import make_agent
 
-        return make_agent(spec, self.config.game, self.config.num_players, seed=index, **self.config.options)
+        return make_agent(spec, self.config.rules, seed=index)
 
     def _get(self, key: tuple[int, int, int]) -> Agent:
         if key not in self.instances:
@@ -200,7 +205,7 @@ def play_deals(config: ArenaConfig, table_index: int, deals: Sequence[int], pool
     before each hand (of a match too) with the seed of ``agent_seed``, as when hands were played
     one by one.
     """
-    rules = make_ruleset(config.game, config.num_players, **config.options)
+    rules = config.rules
     table = config.tables[table_index]
     lineups = rotations(table)
     hands = [(deal, rotation) for deal in deals for rotation in range(len(lineups))]
@@ -263,7 +268,7 @@ def play_deals(config: ArenaConfig, table_index: int, deals: Sequence[int], pool
 def hand_records(config: ArenaConfig, records: Sequence[dict]) -> Iterator[dict]:
     """The game record (``rummy_env.records``, docs/records.md) of every hand of ``records`` (of
     ``run_arena``), in order: each replayed from its seed, and checked by replaying it from its deck."""
-    rules = make_ruleset(config.game, config.num_players, **config.options)
+    rules = config.rules
     for record in records:
         players = [config.agents[agent] for agent in record["seats"]]
         where = {"program": "arena", "table": record["table"], "deal": record["deal"], "rotation": record["rotation"]}
@@ -346,7 +351,7 @@ def check_config(config: ArenaConfig, factory: Callable[[str, int], Agent] | Non
         raise AgentError(f"unknown game {config.game!r}: expected one of {', '.join(GAME_SPECS)}")
     check_table(config)
     try:
-        make_ruleset(config.game, config.num_players, **config.options)
+        config.rules
     except ValueError as error:
         raise AgentError(str(error)) from None
     if config.hands < 1:
@@ -426,7 +431,7 @@ def summarize(config: ArenaConfig, records: Sequence[dict]) -> dict:
     """Per agent and per table statistics, and ratings, from the records of ``run_arena``."""
     names = display_names(config.agents)
     k = len(config.agents)
-    low_wins = make_ruleset(config.game, config.num_players, **config.options).low_total_wins
+    low_wins = config.rules.low_total_wins
     units = [0] * k
     wins = [0] * k
     decided = [0] * k

@@ -5,7 +5,7 @@ An agent sees only what its seat's observation shows (the flat float32 vector of
 state within a hand and is told about a new hand by ``reset``. Every agent has a ``name``
 (used in tables and charts) and can act on a batch.
 
-    agent = make_agent("rule", "indian", 2, seed=0)      # agents.registry
+    agent = make_agent("rule", make_ruleset("indian", 2), seed=0)   # agents.registry, rummy_env.ruleset
     agent.reset(seed=123)                                  # a new hand
     action = agent.act(observation, action_mask)
     actions = agent.act_batch(observations, masks)        # one row per seat to act, of many hands
@@ -21,6 +21,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from rummy_env.ruleset import RuleSet
+
 
 class AgentError(ValueError):
     """An agent spec, checkpoint or observation that cannot be used; the message names it."""
@@ -32,9 +34,11 @@ class Agent(ABC):
     name: str = "agent"
     """A short label for tables and charts."""
 
-    def __init__(self, game: str, num_players: int):
-        self.game = game
-        self.num_players = num_players
+    def __init__(self, rules: RuleSet):
+        """``rules``: the table's rules (game, player count, options), which the agent plays by."""
+        self.rules = rules
+        self.game = rules.game
+        self.num_players = rules.num_players
 
     def reset(self, seed: int | None = None) -> None:
         """A new hand begins. ``seed`` (optional) restarts any random generator the agent uses."""

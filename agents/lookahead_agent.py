@@ -27,7 +27,7 @@ import numpy as np
 
 from rummy_env import solver
 from rummy_env.cards import JOKER, NUM_RANKS, NUM_TYPES
-from rummy_env.games import game_spec
+from rummy_env.ruleset import RuleSet
 
 from .base import AgentError
 from .rule_agent import RuleAgent, default_weights
@@ -38,9 +38,9 @@ LOOKAHEAD_WEIGHTS = {"lives_weight": 2.0, "loose_weight": 0.0}
 (docs/agents.md); the rule agent's weights (``default_weights``) apply as well."""
 
 
-def lookahead_settings(game: str) -> set[str]:
-    """Every weight ``LookaheadAgent`` takes for ``game``."""
-    return set(default_weights(game)) | set(LOOKAHEAD_WEIGHTS)
+def lookahead_settings(rules: RuleSet) -> set[str]:
+    """Every weight ``LookaheadAgent`` takes at the table ``rules``."""
+    return set(default_weights(rules)) | set(LOOKAHEAD_WEIGHTS)
 
 
 class LookaheadAgent(RuleAgent):
@@ -48,12 +48,12 @@ class LookaheadAgent(RuleAgent):
 
     name = "lookahead"
 
-    def __init__(self, game: str, num_players: int, seed: int | None = 0, options: dict | None = None, **weights):
-        if not game_spec(game).declares:
-            raise AgentError(f"the lookahead agent plays the declaring game (indian), not {game!r}: in Basic "
+    def __init__(self, rules: RuleSet, seed: int | None = 0, **weights):
+        if not rules.declares:
+            raise AgentError(f"the lookahead agent plays the declaring game (indian), not {rules.game!r}: in Basic "
                              "Rummy and römi its discards lost to the rule agent's (docs/agents.md)")
         own = {key: weights.pop(key) for key in list(weights) if key in LOOKAHEAD_WEIGHTS}
-        super().__init__(game, num_players, seed, options, **weights)
+        super().__init__(rules, seed, **weights)
         for key, value in own.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
                 raise AgentError(f"lookahead agent weight {key}={value!r}: expected a number >= 0")

@@ -1,6 +1,6 @@
 """An exported policy played through onnxruntime: no torch import anywhere on this path.
 
-    agent = make_agent("onnx:indian.onnx", "indian", 2)     # agents.registry; or:
+    agent = make_agent("onnx:indian.onnx", make_ruleset("indian", 2))     # agents.registry; or:
     agent = OnnxAgent.from_file("indian.onnx", "indian", 2)
 
 The file is what ``python -m agents.export --format onnx`` writes (inputs ``observations``
@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from rummy_env.encoding import num_actions, observation_size
+from rummy_env.ruleset import RuleSet
 
 from .base import Agent, AgentError, legal_actions
 from .export import INPUT_NAMES, METADATA_FORMAT, METADATA_KEY, OUTPUT_NAMES, SOLVER_INPUT, metadata_path
@@ -122,17 +123,17 @@ class OnnxAgent(Agent):
 
     name = "onnx"
 
-    def __init__(self, policy: OnnxPolicy, greedy: bool = True, seed: int | None = 0):
-        super().__init__(policy.game, policy.num_players)
+    def __init__(self, policy: OnnxPolicy, rules: RuleSet, greedy: bool = True, seed: int | None = 0):
+        super().__init__(rules)
         self.policy = policy
         self.greedy = greedy
         self.rng = np.random.default_rng(seed)
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike, game: str, num_players: int, greedy: bool = True,
+    def from_file(cls, path: str | os.PathLike, rules: RuleSet, greedy: bool = True,
                   seed: int | None = 0) -> OnnxAgent:
-        """The agent of ONNX file ``path``, which must have been exported for ``game`` and ``num_players``."""
-        return cls(OnnxPolicy(path, game, num_players), greedy, seed)
+        """The agent of ONNX file ``path``, which must have been exported for the game and player count of ``rules``."""
+        return cls(OnnxPolicy(path, rules.game, rules.num_players), rules, greedy, seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:

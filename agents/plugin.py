@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rummy_env.ruleset import RuleSet
+
 from .base import Agent, AgentError
 
 CONSTRUCTOR_ARGUMENTS = ("game", "num_players", "seed")
@@ -39,8 +41,9 @@ def is_plugin_spec(spec: str, built_in: tuple[str, ...]) -> bool:
     return "/" in target or target.endswith(".py") or "." in target
 
 
-def plugin_agent(spec: str, game: str, num_players: int, seed: int | None) -> Agent:
-    """The agent ``spec`` (``file.py:Name`` or ``module:Name``) builds for ``game`` at ``num_players``."""
+def plugin_agent(spec: str, rules: RuleSet, seed: int | None) -> Agent:
+    """The agent ``spec`` (``file.py:Name`` or ``module:Name``) builds for the table ``rules``; the
+    plug-in is called with the keywords ``game``, ``num_players`` and ``seed`` that it takes."""
     target, colon, name = spec.rpartition(":")
     if not colon or not name or not target:
         raise AgentError(f"plug-in agent {spec!r}: expected PATH.py:NAME or MODULE:NAME, the class or factory "
@@ -54,7 +57,7 @@ def plugin_agent(spec: str, game: str, num_players: int, seed: int | None) -> Ag
                          f"(it defines: {', '.join(defined) or 'nothing callable'})")
     if not callable(factory):
         raise AgentError(f"plug-in agent {spec!r}: {name} is a {type(factory).__name__}, not a class or a function")
-    arguments = _accepted({"game": game, "num_players": num_players, "seed": seed}, factory)
+    arguments = _accepted(dict(zip(CONSTRUCTOR_ARGUMENTS, (rules.game, rules.num_players, seed))), factory)
     try:
         inner = factory(**arguments)
     except Exception as error:
@@ -64,7 +67,7 @@ def plugin_agent(spec: str, game: str, num_players: int, seed: int | None) -> Ag
         raise AgentError(f"plug-in agent {spec!r}: {name}(...) returned a {type(inner).__name__}, which has no "
                          "act(observation, action_mask) method")
     wrapper = BatchPluginAgent if callable(getattr(inner, "act_batch", None)) else PluginAgent
-    return wrapper(game, num_players, inner, spec)
+    return wrapper(rules, inner, spec)
 
 
 def _load_module(spec: str, target: str):
@@ -119,8 +122,8 @@ def _call_text(arguments: dict) -> str:
 class PluginAgent(Agent):
     """A plug-in's object as an ``Agent``: its ``act`` (and ``reset``) called, its answers checked."""
 
-    def __init__(self, game: str, num_players: int, inner, spec: str):
-        super().__init__(game, num_players)
+    def __init__(self, rules: RuleSet, inner, spec: str):
+        super().__init__(rules)
         self.inner = inner
         self.name = spec
 

@@ -37,6 +37,7 @@ import torch
 from torch import nn
 
 from rummy_env.encoding import num_actions, observation_size
+from rummy_env.ruleset import RuleSet
 
 from .base import Agent, AgentError, legal_actions
 
@@ -273,20 +274,19 @@ class PolicyAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, model: nn.Module, game: str, num_players: int, greedy: bool = True,
-                 seed: int | None = 0):
-        super().__init__(game, num_players)
+    def __init__(self, model: nn.Module, rules: RuleSet, greedy: bool = True, seed: int | None = 0):
+        super().__init__(rules)
         self.model = model.eval()
         self.greedy = greedy
         self.generator = torch.Generator()
         self.generator.manual_seed(seed or 0)
 
     @classmethod
-    def from_checkpoint(cls, path: str | os.PathLike, game: str, num_players: int, greedy: bool = True,
+    def from_checkpoint(cls, path: str | os.PathLike, rules: RuleSet, greedy: bool = True,
                         seed: int | None = 0) -> PolicyAgent:
-        """The agent of checkpoint ``path``, which must have been trained for ``game`` and ``num_players``."""
-        model, _ = load_checkpoint(path, game, num_players)
-        return cls(model, game, num_players, greedy, seed)
+        """The agent of checkpoint ``path``, which must have been trained for the game and player count of ``rules``."""
+        model, _ = load_checkpoint(path, rules.game, rules.num_players)
+        return cls(model, rules, greedy, seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:

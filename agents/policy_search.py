@@ -1,6 +1,6 @@
 """Search at play time with a trained policy: determinised worlds, policy rollouts, many rows at once.
 
-    agent = make_agent("search:policy=pretrained:indian,worlds=8", "indian", 2)   # agents.registry
+    agent = make_agent("search:policy=pretrained:indian,worlds=8", make_ruleset("indian", 2))   # agents.registry
     actions = agent.act_batch(observations, masks)          # every row searched together
     result = agent.search_batch(observations, masks)        # and each candidate's mean value
 
@@ -58,7 +58,7 @@ from typing import Callable, Protocol
 import numpy as np
 
 from rummy_env.encoding import num_actions, observation_layout
-from rummy_env.ruleset import make_ruleset
+from rummy_env.ruleset import RuleSet
 from rummy_env.vector import VectorGame
 
 from .base import Agent, AgentError, legal_actions
@@ -201,10 +201,10 @@ class PointsFromValue:
         return float(self.rules.deadwood(hand))
 
 
-def load_policy(spec: str, game: str, num_players: int, **options) -> tuple[PolicyNet, PointsFromValue | None]:
+def load_policy(spec: str, rules: RuleSet) -> tuple[PolicyNet, PointsFromValue | None]:
     """The network a policy spec names (``ppo:PATH``, ``onnx:PATH``, ``pretrained:GAME``) and its
     value scale; an ``AgentError`` naming the spec when it is no trained policy of this game."""
-    rules = make_ruleset(game, num_players, **options)
+    game, num_players = rules.game, rules.num_players
     name, _, path = spec.partition(":")
     if name in ("ppo", "ppo-sample"):
         if not path:
@@ -220,7 +220,7 @@ def load_policy(spec: str, game: str, num_players: int, **options) -> tuple[Poli
     from .pretrained import pretrained_agent
 
     if name == "pretrained":
-        policy = pretrained_agent(path, game, num_players).policy
+        policy = pretrained_agent(path, rules).policy
     elif not path:
         raise AgentError(f"policy={spec!r}: expected {name}:PATH, the path of an exported ONNX policy")
     else:
@@ -262,17 +262,6 @@ class Actors:
     seats: tuple[int, ...]
 
 
-class GreedyNetwork:
-    """A torch actor-critic as an opponent in rollouts: its most likely legal move."""
-
-    def __init__(self, model):
-        self.policy = TorchPolicy(model)
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        probabilities, _ = self.policy(observations, masks)
-        return np.where(np.asarray(masks) != 0, probabilities, -1.0).argmax(axis=1).astype(np.int64)
-
-
 def true_worlds(state, count: int, seed: int) -> list:
     """``count`` worlds of ``state`` as it truly is, but for the order of its stock, which is
     shuffled anew in each (and the seed of a G8 rebuild's shuffle drawn anew): every hand, the
@@ -297,14 +286,14 @@ class PolicySearch:
     on the reference engine (tests compare it with the numba core).
     """
 
-    def __init__(self, game: str, num_players: int, policy: PolicyNet, budget: SearchBudget = SearchBudget(),
+    def __init__(self, rules: RuleSet, policy: PolicyNet, budget: SearchBudget = SearchBudget(),
                  points_from_value: PointsFromValue | None = None, backend: str = "numba",
-                 win_points: float = 0.0, **options):
+                 win_points: float = 0.0):
         if budget.depth and points_from_value is None:
             raise AgentError(f"search setting depth={budget.depth}: the policy carries no trainer config "
                              "(reward_scale, shaping) to read its value head in points; use depth=0")
-        self.game = game
-        self.num_players = num_players
+        self.game = game = rules.game
+        self.num_players = num_players = rules.num_players
         self.policy = policy
         self.budget = budget
         self.points_from_value = points_from_value
@@ -313,9 +302,8 @@ class PolicySearch:
             raise AgentError(f"search setting win_points={win_points!r}: expected a finite number >= 0")
         self.win_points = float(win_points)
         """The win bonus in points each rollout's result carries (``win_share``; the trainer's ``win_bonus``)."""
-        self.options = dict(options)
-        self.rules = make_ruleset(game, num_players, **options)
-        self.reader = ObservationReader(game, num_players, **options)
+        self.rules = rules
+        self.reader = ObservationReader(rules)
         self.num_actions = num_actions(game)
         parts = observation_layout(game, num_players, self.rules.printed_jokers)
         self._draw_phase = parts["phase"].start  # the plane's first entry: 1 in the draw phase
@@ -509,7 +497,7 @@ class PolicySearch:
     def _rollout_vector(self, slots: int) -> VectorGame:
         if self._vector is None or self._vector.num_envs < slots:
             size = 1 << max(6, (slots - 1).bit_length())
-            self._vector = VectorGame(self.game, size, self.num_players, backend=self.backend, **self.options)
+            self._vector = VectorGame(self.game, size, self.num_players, backend=self.backend, **self.rules.options)
         return self._vector
 
 
@@ -525,14 +513,13 @@ class PolicySearchAgent(Agent):
 
     name = "search"
 
-    def __init__(self, game: str, num_players: int, policy: PolicyNet, budget: SearchBudget = SearchBudget(),
+    def __init__(self, rules: RuleSet, policy: PolicyNet, budget: SearchBudget = SearchBudget(),
                  points_from_value: PointsFromValue | None = None, seed: int | None = 0,
-                 win_points: float | None = None, **options):
-        super().__init__(game, num_players)
+                 win_points: float | None = None):
+        super().__init__(rules)
         if win_points is None:  # the policy's own objective, which its value head carries
             win_points = points_from_value.win_points if points_from_value is not None else 0.0
-        self.engine = PolicySearch(game, num_players, policy, budget, points_from_value,
-                                   win_points=win_points, **options)
+        self.engine = PolicySearch(rules, policy, budget, points_from_value, win_points=win_points)
         self.seed = 0 if seed is None else int(seed)
         self.decisions = 0
         self.searched = 0
@@ -610,15 +597,14 @@ def budget_from_settings(text: str) -> SearchBudget:
     return SearchBudget(**_parse_settings(text, f"search settings {text!r}", BUDGET_SETTINGS))
 
 
-def policy_search_agent(spec: str, game: str, num_players: int, seed: int | None = 0, **options) -> PolicySearchAgent:
+def policy_search_agent(spec: str, rules: RuleSet, seed: int | None = 0) -> PolicySearchAgent:
     """The agent of ``search:policy=SPEC,...`` (the registry's entry); every check before any hand."""
     policy_spec, settings = parse_spec(spec)
     try:
         win_points = settings.pop("win_points", None)
         budget = SearchBudget(**settings)
-        policy, points = load_policy(policy_spec, game, num_players, **options)
-        agent = PolicySearchAgent(game, num_players, policy, budget, points, seed,
-                                  win_points=win_points, **options)
+        policy, points = load_policy(policy_spec, rules)
+        agent = PolicySearchAgent(rules, policy, budget, points, seed, win_points=win_points)
     except AgentError as error:
         raise AgentError(f"agent spec {spec!r}: {error}") from None
     agent.name = spec

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rummy_env.ruleset import RuleSet
+
 from .base import Agent, legal_actions
 
 
@@ -12,8 +14,8 @@ class RandomAgent(Agent):
 
     name = "random"
 
-    def __init__(self, game: str, num_players: int, seed: int | None = 0):
-        super().__init__(game, num_players)
+    def __init__(self, rules: RuleSet, seed: int | None = 0):
+        super().__init__(rules)
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:

@@ -1,4 +1,5 @@
-"""Agents by name: ``make_agent(spec, game, num_players, seed)``.
+"""Agents by name: ``make_agent(spec, rules, seed)``, ``rules`` the table's ``RuleSet``
+(``rummy_env.ruleset.make_ruleset(game, num_players, **options)``).
 
 ==============  ==============================================================
 spec            agent
@@ -33,8 +34,7 @@ from __future__ import annotations
 
 import math
 
-from rummy_env.games import GAME_SPECS, is_game
-from rummy_env.ruleset import make_ruleset
+from rummy_env.ruleset import RuleSet
 
 from .base import Agent, AgentError
 from .plugin import is_plugin_spec, plugin_agent
@@ -46,82 +46,62 @@ _BUILT_IN_WORDS = tuple(dict.fromkeys(spec.partition(":")[0] for spec in BUILT_I
 """A spec whose first word is one of these is never a plug-in."""
 
 
-def make_agent(spec: str, game: str, num_players: int = 2, seed: int | None = 0, **options) -> Agent:
-    """The agent ``spec`` names for ``game`` with ``num_players`` seats.
-
-    ``options`` are the game's rule options (RULES), for agents that need them.
-    """
-    if not is_game(game):
-        raise AgentError(f"unknown game {game!r}: expected one of {', '.join(GAME_SPECS)}")
-    try:
-        make_ruleset(game, num_players, **options)
-    except ValueError as error:
-        raise AgentError(str(error)) from None
+def make_agent(spec: str, rules: RuleSet, seed: int | None = 0) -> Agent:
+    """The agent ``spec`` names, playing by the table's ``rules`` (``rummy_env.ruleset.make_ruleset``:
+    game, player count and rule options)."""
+    if not isinstance(rules, RuleSet):
+        raise AgentError(f"rules {rules!r}: expected a RuleSet, e.g. rummy_env.ruleset.make_ruleset('indian', 2)")
     if not isinstance(spec, str) or not spec:
         raise AgentError(f"agent spec {spec!r}: expected one of {', '.join(AGENT_NAMES)}")
     if is_plugin(spec):
-        return plugin_agent(spec, game, num_players, seed)
+        return plugin_agent(spec, rules, seed)
     name, _, argument = spec.partition(":")
     if name == "random" and not argument:
         from .random_agent import RandomAgent
 
-        return RandomAgent(game, num_players, seed)
+        return RandomAgent(rules, seed)
     if name == "rule":
         from .rule_agent import RuleAgent, default_weights
 
-        settings = _settings(spec, argument, set(default_weights(game)))
-        agent = RuleAgent(game, num_players, seed, options, **settings)
-        agent.name = spec
-        return agent
-    if name == "lookahead":
+        agent = RuleAgent(rules, seed, **_settings(spec, argument, set(default_weights(rules))))
+    elif name == "lookahead":
         from .lookahead_agent import LookaheadAgent, lookahead_settings
 
-        settings = _settings(spec, argument, lookahead_settings(game))
-        agent = LookaheadAgent(game, num_players, seed, options, **settings)
-        agent.name = spec
-        return agent
-    if name == "search" and any(item.partition("=")[0] == "policy" for item in argument.split(",")):
+        agent = LookaheadAgent(rules, seed, **_settings(spec, argument, lookahead_settings(rules)))
+    elif name == "search" and any(item.partition("=")[0] == "policy" for item in argument.split(",")):
         from .policy_search import policy_search_agent
 
-        return policy_search_agent(spec, game, num_players, seed, **options)
-    if name == "search":
+        return policy_search_agent(spec, rules, seed)
+    elif name == "search":
         from .search_agent import SEARCH_SETTINGS, SearchAgent
 
-        settings = _settings(spec, argument, set(SEARCH_SETTINGS))
-        agent = SearchAgent(game, num_players, seed, **settings, **options)
-        agent.name = spec
-        return agent
-    if name in ("ppo", "ppo-sample"):
+        agent = SearchAgent(rules, seed, **_settings(spec, argument, set(SEARCH_SETTINGS)))
+    elif name in ("ppo", "ppo-sample"):
         if not argument:
             raise AgentError(f"agent spec {spec!r}: expected {name}:PATH, the path of a policy checkpoint")
         from .policy import PolicyAgent
 
-        agent = PolicyAgent.from_checkpoint(argument, game, num_players, greedy=name == "ppo", seed=seed)
-        agent.name = spec
-        return agent
-    if name in ("onnx", "onnx-sample"):
+        agent = PolicyAgent.from_checkpoint(argument, rules, greedy=name == "ppo", seed=seed)
+    elif name in ("onnx", "onnx-sample"):
         if not argument:
             raise AgentError(f"agent spec {spec!r}: expected {name}:PATH, the path of an exported ONNX policy")
         from .onnx_agent import OnnxAgent
 
-        agent = OnnxAgent.from_file(argument, game, num_players, greedy=name == "onnx", seed=seed)
-        agent.name = spec
-        return agent
-    if name == "sb3":
+        agent = OnnxAgent.from_file(argument, rules, greedy=name == "onnx", seed=seed)
+    elif name == "sb3":
         if not argument:
             raise AgentError(f"agent spec {spec!r}: expected sb3:PATH.zip, a saved sb3-contrib MaskablePPO model")
         from .sb3_agent import Sb3Agent
 
-        agent = Sb3Agent.from_zip(argument, game, num_players)
-        agent.name = spec
-        return agent
-    if name == "pretrained":
+        agent = Sb3Agent.from_zip(argument, rules)
+    elif name == "pretrained":
         from .pretrained import pretrained_agent
 
-        agent = pretrained_agent(argument or game, game, num_players, seed=seed)
-        agent.name = spec
-        return agent
-    raise AgentError(f"unknown agent spec {spec!r}: expected one of {', '.join(AGENT_NAMES)}")
+        agent = pretrained_agent(argument or rules.game, rules, seed=seed)
+    else:
+        raise AgentError(f"unknown agent spec {spec!r}: expected one of {', '.join(AGENT_NAMES)}")
+    agent.name = spec
+    return agent
 
 
 def is_plugin(spec: str) -> bool:

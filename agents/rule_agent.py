@@ -46,7 +46,7 @@ Discard
       it off). Scaled by ``danger_weight``.
     * ``late``: ``1 + late_weight * turns / 50``: a card's value weighs more as the hand goes on.
     When the hand has no loose card, the card whose removal leaves the least deadwood.
-    The weights per game are ``default_weights(game)``.
+    The weights per game are ``default_weights(rules)``.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ import numpy as np
 from rummy_env import solver
 from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_TYPES
 from rummy_env.encoding import DISCARD_BASE, action_layout
-from rummy_env.games import game_spec
+from rummy_env.ruleset import RuleSet
 from rummy_env.game import DECLARE, DRAW, MELD, PLACE, PLACE_JOKER_LOW, TAKE_CUT, TAKE_DISCARD
 from rummy_env.table import template_index
 
@@ -75,8 +75,8 @@ TABLE_WEIGHTS = {"near_weight": 2.0, "danger_weight": 1.0, "max_outs": 4, "lives
 """The weights for a game with melds on the table (Basic Rummy, römi: B3, R5)."""
 
 
-def default_weights(game: str) -> dict:
-    """The heuristic's weights for ``game`` (a copy), chosen by arena duels of variants (docs/agents.md):
+def default_weights(rules: RuleSet) -> dict:
+    """The heuristic's weights for the game of ``rules`` (a copy), chosen by arena duels of variants (docs/agents.md):
     ``DECLARING_WEIGHTS`` where the game declares from the hand, else ``TABLE_WEIGHTS``.
 
     * ``near_weight``: points per live out of a near-meld (keep value);
@@ -91,7 +91,7 @@ def default_weights(game: str) -> dict:
     * ``hold_loose`` (Basic, römi): while holding, go down once at most this many loose cards could
       not be laid off.
     """
-    return dict(DECLARING_WEIGHTS if game_spec(game).declares else TABLE_WEIGHTS)
+    return dict(DECLARING_WEIGHTS if rules.declares else TABLE_WEIGHTS)
 
 
 _COUNT_WEIGHTS = ("max_outs", "hold_until", "hold_loose")
@@ -103,10 +103,10 @@ class RuleAgent(Agent):
 
     name = "rule"
 
-    def __init__(self, game: str, num_players: int, seed: int | None = 0, options: dict | None = None, **weights):
-        """``options``: the game's rule options (RULES); ``weights``: see ``default_weights``."""
-        super().__init__(game, num_players)
-        defaults = default_weights(game)
+    def __init__(self, rules: RuleSet, seed: int | None = 0, **weights):
+        """``rules``: the table's rules (RULES); ``weights``: see ``default_weights``."""
+        super().__init__(rules)
+        defaults = default_weights(rules)
         unknown = sorted(set(weights) - set(defaults))
         if unknown:
             raise TypeError(f"RuleAgent: unknown weight {unknown[0]!r}: "
@@ -118,10 +118,8 @@ class RuleAgent(Agent):
                 raise AgentError(f"rule agent weight {key}={value!r}: expected {expected}")
         weights = defaults | weights
         self.weights = weights
-        self.reader = ObservationReader(game, num_players, **(options or {}))
-        rules = self.reader.rules
-        self.rules = rules
-        self.layout = action_layout(game)
+        self.reader = ObservationReader(rules)
+        self.layout = action_layout(rules.game)
         self.moves = self.layout.moves
         self.kind_base = self.layout.kind_base
         self.values = rules.values

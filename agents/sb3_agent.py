@@ -25,6 +25,7 @@ import numpy as np
 
 from rummy_env.encoding import num_actions, observation_size
 from rummy_env.games import GAMES, game_spec
+from rummy_env.ruleset import RuleSet
 
 from .base import Agent, AgentError, legal_actions
 
@@ -40,13 +41,14 @@ class Sb3Agent(Agent):
 
     name = "sb3"
 
-    def __init__(self, model, game: str, num_players: int):
-        super().__init__(game, num_players)
+    def __init__(self, model, rules: RuleSet):
+        super().__init__(rules)
         self.model = model
 
     @classmethod
-    def from_zip(cls, path: str | os.PathLike, game: str, num_players: int) -> Sb3Agent:
-        """Load ``path`` (a ``MaskablePPO.save`` zip) and check it fits ``game`` with ``num_players``."""
+    def from_zip(cls, path: str | os.PathLike, rules: RuleSet) -> Sb3Agent:
+        """Load ``path`` (a ``MaskablePPO.save`` zip) and check it fits the table ``rules``."""
+        game, num_players = rules.game, rules.num_players
         source = Path(path)
         name = f"SB3 model {str(source)!r}"
         if not source.exists():
@@ -71,7 +73,7 @@ class Sb3Agent(Agent):
             hint = f"; it fits {' or '.join(fits)}" if fits else ""
             raise AgentError(f"{name}: observation space {obs_shape} and {actions} actions; {game!r} with "
                              f"{num_players} players needs ({expected[0]},) and {expected[1]}{hint}")
-        return cls(model, game, num_players)
+        return cls(model, rules)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)

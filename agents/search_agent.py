@@ -27,7 +27,7 @@ from rummy_env.cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS, NUM_TYPES
 from rummy_env.encoding import action_layout
 from rummy_env.game import DISCARD, DRAW, PHASE_DRAW, PHASE_PLAY, STATE_FIELDS, TAKE_DISCARD, GameState
 from rummy_env.melds import RUN, SET
-from rummy_env.ruleset import make_ruleset
+from rummy_env.ruleset import RuleSet
 from rummy_env.vector import VectorGame
 
 from .base import Agent, AgentError, legal_actions
@@ -139,20 +139,18 @@ class SearchAgent(Agent):
 
     name = "search"
 
-    def __init__(self, game: str, num_players: int, seed: int | None = 0, worlds: int = 12, min_worlds: int = 4,
-                 candidates: int = 3, z: float = 1.5, max_rollout_turns: int = 200, **options):
-        super().__init__(game, num_players)
+    def __init__(self, rules: RuleSet, seed: int | None = 0, worlds: int = 12, min_worlds: int = 4,
+                 candidates: int = 3, z: float = 1.5, max_rollout_turns: int = 200):
+        super().__init__(rules)
         for key, value in (("worlds", worlds), ("min_worlds", min_worlds), ("candidates", candidates),
                            ("max_rollout_turns", max_rollout_turns)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise AgentError(f"search agent setting {key}={value!r}: expected an int >= 1")
         if isinstance(z, bool) or not isinstance(z, (int, float, np.integer, np.floating)) or not math.isfinite(z):
             raise AgentError(f"search agent setting z={z!r}: expected a finite number")
-        self.rules = make_ruleset(game, num_players, **options)
-        self.reader = ObservationReader(game, num_players, **options)
-        self.rule = RuleAgent(game, num_players, seed, options)
-        self.rule_options = dict(options)
-        self.layout = action_layout(game)
+        self.reader = ObservationReader(rules)
+        self.rule = RuleAgent(rules, seed)
+        self.layout = action_layout(rules.game)
         self.moves = self.layout.moves
         self.worlds = worlds
         self.min_worlds = min(min_worlds, worlds)
@@ -267,7 +265,7 @@ class SearchAgent(Agent):
     def _rollout_vector(self, slots: int) -> VectorGame:
         if self._vector is None or self._vector.num_envs < slots:
             size = max(slots, self.min_worlds * max(self.candidates, 2))
-            self._vector = VectorGame(self.game, size, self.num_players, **self.rule_options)
+            self._vector = VectorGame(self.game, size, self.num_players, **self.rules.options)
         return self._vector
 
 

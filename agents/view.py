@@ -1,6 +1,6 @@
 """What an agent can read from its observation vector: a small decoder over ``rummy_env.encoding``.
 
-``ObservationReader(game, num_players).read(observation)`` returns a ``View`` with the named
+``ObservationReader(rules).read(observation)`` returns a ``View`` with the named
 parts of the vector as plain ints and count lists (card types 0..52, see ``rummy_env.cards``).
 Per-player rows are relative to the observer: row 0 is the observer, row 1 the next seat to play.
 Nothing here looks at a game state: everything comes from the vector.
@@ -19,7 +19,7 @@ import numpy as np
 
 from rummy_env.encoding import layout_for
 from rummy_env.obs_spec import OBSERVATION_PLANES
-from rummy_env.ruleset import make_ruleset
+from rummy_env.ruleset import RuleSet
 
 
 class _ViewMethods:
@@ -52,12 +52,12 @@ View.__doc__ = "One observation, decoded. Fields (``rummy_env.obs_spec``):\n\n" 
 
 
 class ObservationReader:
-    """Decodes the observation vectors of one game and player count (and rule options, RULES)."""
+    """Decodes the observation vectors of one table's rules (game, player count, options: RULES)."""
 
-    def __init__(self, game: str, num_players: int, **options):
-        self.game = game
-        self.num_players = num_players
-        self.rules = make_ruleset(game, num_players, **options)
+    def __init__(self, rules: RuleSet):
+        self.game = rules.game
+        self.num_players = rules.num_players
+        self.rules = rules
         layout = layout_for(self.rules)
         self.slices = dict(layout.slices)
         self.max_table_melds = self.rules.spec.max_table_melds

@@ -36,13 +36,13 @@ from rummy_env.encoding import ObservationEncoder, action_layout, action_mask  #
 from rummy_env import solver  # noqa: E402
 from rummy_env.game import GameState  # noqa: E402
 
-from rummy_env.ruleset import GAMES  # noqa: E402
+from rummy_env.ruleset import GAMES, make_ruleset  # noqa: E402
 
 
 def decisions_per_second(spec: str, game: str, seconds: float, num_players: int = 2) -> dict:
     """{"decisions_per_s", "decisions", "hands", "agent_seconds"} for agent ``spec`` in seat 0."""
-    agent = make_agent(spec, game, num_players, seed=0)
-    opponents = [make_agent("rule", game, num_players, seed=s) for s in range(1, num_players)]
+    agent = make_agent(spec, make_ruleset(game, num_players), seed=0)
+    opponents = [make_agent("rule", make_ruleset(game, num_players), seed=s) for s in range(1, num_players)]
     moves = action_layout(game).moves
     decisions = hands = 0
     spent = 0.0
@@ -76,8 +76,8 @@ def batch_rates(game: str, seconds: float, batch: int, num_players: int = 2, see
 
     ``batch`` hands are played side by side until ``seconds`` of ``act_batch`` time are spent.
     """
-    fast = make_agent("rule", game, num_players, seed=0)
-    slow = make_agent("rule", game, num_players, seed=0)
+    fast = make_agent("rule", make_ruleset(game, num_players), seed=0)
+    slow = make_agent("rule", make_ruleset(game, num_players), seed=0)
     moves = action_layout(game).moves
     hand = 0
 

@@ -26,6 +26,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from rummy_env.ruleset import make_ruleset
 from agents.policy import build_network  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.training.rollout import Collector  # noqa: E402
@@ -52,11 +53,11 @@ class TimedTeacher:
 def measure(game: str, players: int, teacher: str, decisions: int, seed: int = 1) -> dict:
     """One recording of ``decisions`` teacher decisions: its speed, positions asked and teacher share."""
     torch.manual_seed(seed)
-    model = build_network(game, players, {"kind": "card"}).eval()
+    model = build_network(game, players, {"kind": "card", "layout": 2}).eval()
     collector = Collector(game, players, SLOTS, seed, model, reward_scale=0.01, gamma=0.995, shaping=False,
                           shaping_coef=1.0,
                           backend="numba")
-    timed = TimedTeacher(make_agent(teacher, game, players))
+    timed = TimedTeacher(make_agent(teacher, make_ruleset(game, players)))
     collector.collect(SLOTS, timed)  # warm-up: compiled kernels, caches
     timed.asked, timed.cpu_seconds = 0, 0.0
     start = time.process_time()

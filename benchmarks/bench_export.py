@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 from rummy_env.encoding import ObservationEncoder, action_layout, action_mask  # noqa: E402
 from rummy_env.game import GameState  # noqa: E402
 
-from rummy_env.ruleset import GAMES  # noqa: E402
+from rummy_env.ruleset import GAMES, make_ruleset  # noqa: E402
 TARGET_US = 100.0
 
 
@@ -117,8 +117,9 @@ def game_figures(game: str, checkpoint: str | None, calls: int, runs: int, num_p
         def session_run(observation, mask):
             return session.run(None, {"observations": observation[None, :], "action_masks": mask[None, :]})
 
-        onnx_agent = OnnxAgent(policy)
-        torch_agent = PolicyAgent(model, game, meta["num_players"])
+        rules = make_ruleset(game, meta["num_players"])
+        onnx_agent = OnnxAgent(policy, rules)
+        torch_agent = PolicyAgent(model, rules)
         parameters = sum(p.numel() for p in model.parameters())
         figures = {"parameters": parameters}
         calls_to_time = (("onnx_session", session_run), ("onnx_agent", onnx_agent.act),

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.arena import ArenaConfig, run_arena  # noqa: E402
 from agents.rule_agent import RuleAgent  # noqa: E402
 from agents.search_agent import SearchAgent  # noqa: E402
-from rummy_env.ruleset import GAMES  # noqa: E402
+from rummy_env.ruleset import GAMES, make_ruleset  # noqa: E402
 from rummy_env.vector import VectorGame  # noqa: E402
 
 PAIRINGS = (("random", "rule"), ("rule", "rule"))
@@ -47,7 +47,7 @@ def rule_positions(game: str, count: int) -> tuple[np.ndarray, np.ndarray]:
     """``count`` (observation, mask) pairs with more than one legal action, from rule-vs-rule play."""
     vector = VectorGame(game, 1, 2)
     vector.reset(seed=0)
-    rule = RuleAgent(game, 2)
+    rule = RuleAgent(make_ruleset(game, 2))
     observations, masks = [], []
     while len(masks) < count:
         if vector.action_masks[0].sum() > 1:
@@ -59,7 +59,7 @@ def rule_positions(game: str, count: int) -> tuple[np.ndarray, np.ndarray]:
 
 def search_rate(game: str, observations: np.ndarray, masks: np.ndarray) -> float:
     """Decisions per CPU second of the search agent (default settings) over the positions."""
-    agent = SearchAgent(game, 2, seed=0)
+    agent = SearchAgent(make_ruleset(game, 2), seed=0)
     spent = 0.0
     for index, (observation, mask) in enumerate(zip(observations, masks)):
         agent.reset(seed=index)

@@ -35,7 +35,7 @@ from agents.arena import ArenaConfig, run_arena  # noqa: E402
 from agents.base import Agent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.training.evaluate import summarize_learner  # noqa: E402
-from rummy_env.ruleset import GAMES  # noqa: E402
+from rummy_env.ruleset import GAMES, make_ruleset  # noqa: E402
 from rummy_env.vector import VectorGame  # noqa: E402
 
 
@@ -45,7 +45,7 @@ def search_spec(policy: str, budget: str) -> str:
 
 def policy_positions(game: str, policy: str, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``count`` (observation, mask) rows drawn evenly from 64 hands of the policy's greedy self-play."""
-    agent = make_agent(policy, game, 2, seed=seed)
+    agent = make_agent(policy, make_ruleset(game, 2), seed=seed)
     vector = VectorGame(game, 64, 2, backend="numba")
     vector.reset(seed=seed)
     observations, masks = [], []
@@ -63,7 +63,7 @@ def policy_positions(game: str, policy: str, count: int, seed: int = 0) -> tuple
 
 def decision_rate(spec: str, game: str, observations: np.ndarray, masks: np.ndarray, batch: int) -> dict:
     """Decisions per CPU second of ``spec`` on the rows, ``batch`` at a time, and the share searched."""
-    agent = make_agent(spec, game, 2, seed=0)
+    agent = make_agent(spec, make_ruleset(game, 2), seed=0)
     start = time.process_time()
     for at in range(0, len(masks), batch):
         agent.act_batch(observations[at:at + batch], masks[at:at + batch])
@@ -76,7 +76,7 @@ class TimedAgent(Agent):
     """An agent whose ``act_batch`` time (CPU) and decisions are counted."""
 
     def __init__(self, inner: Agent):
-        super().__init__(inner.game, inner.num_players)
+        super().__init__(inner.rules)
         self.inner = inner
         self.name = inner.name
         self.seconds = 0.0
@@ -101,7 +101,7 @@ def strength(spec: str, game: str, opponent: str, hands: int, seed: int) -> dict
     timed: list[TimedAgent] = []
 
     def factory(agent_spec: str, index: int) -> Agent:
-        agent = make_agent(agent_spec, game, 2, seed=index)
+        agent = make_agent(agent_spec, make_ruleset(game, 2), seed=index)
         if index == 0:
             timed.append(TimedAgent(agent))
             return timed[-1]
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> dict:
         observations, masks = policy_positions(game, policy, args.positions, args.seed)
         for budget in args.budgets:
             spec = search_spec(policy, budget)
-            make_agent(spec, game, 2)  # a bad budget stops here, before any timing
+            make_agent(spec, make_ruleset(game, 2))  # a bad budget stops here, before any timing
             row = figures.setdefault(game, {}).setdefault(budget or "defaults", {})
             for batch in args.batch:
                 runs = [decision_rate(spec, game, observations, masks, batch) for _ in range(args.runs)]

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rummy_env.ruleset import make_ruleset
 from rummy_env import rules, solver
 from rummy_env.cards import JOKER, NUM_RANKS, NUM_TYPES, format_cards, from_counts, to_counts
 
@@ -144,7 +145,7 @@ def played_hands(game: str, count: int, seed: int = 0, wild: bool = False) -> li
 
     options = {"wild_joker": True} if wild else {}
     envs = VectorGame(game, num_envs=64, num_players=2, seed=seed, backend="numba", **options)
-    agent = make_agent("rule", game, 2, seed=seed, **options)
+    agent = make_agent("rule", make_ruleset(game, 2, **options), seed=seed)
     parts = layout_for(envs.rules).slices
     hand, wild_plane, phase = parts["hand"], parts["wild_card"] if wild else None, parts["phase"].start
     observations, masks, _ = envs.reset(seed=seed)

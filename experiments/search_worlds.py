@@ -34,7 +34,7 @@ from agents.policy_search import Actors, PolicySearch, SearchBudget, load_policy
 from agents.registry import make_agent  # noqa: E402
 from agents.stats import wilson_interval  # noqa: E402
 from rummy_env.game import GameState  # noqa: E402
-from rummy_env.ruleset import GAMES  # noqa: E402
+from rummy_env.ruleset import GAMES, make_ruleset  # noqa: E402
 from rummy_env.vector import VectorGame  # noqa: E402
 
 MODES = ("none", "uniform", "true")
@@ -43,11 +43,11 @@ MODES = ("none", "uniform", "true")
 def play(game: str, mode: str, policy_spec: str, opponent_spec: str, deals: int, budget: SearchBudget,
          opponent_model: str, win_points: float | None, seed: int) -> dict:
     """The policy (searching in ``mode`` worlds) against the opponent on ``deals`` deals, both seatings."""
-    policy, points = load_policy(policy_spec, game, 2)
-    opponent = make_agent(opponent_spec, game, 2, seed=seed)
+    policy, points = load_policy(policy_spec, make_ruleset(game, 2))
+    opponent = make_agent(opponent_spec, make_ruleset(game, 2), seed=seed)
     if win_points is None:  # the policy's own objective, as the search:policy= agent plays it
         win_points = points.win_points if points is not None else 0.0
-    engine = PolicySearch(game, 2, policy, budget, points, win_points=win_points)
+    engine = PolicySearch(make_ruleset(game, 2), policy, budget, points, win_points=win_points)
     hands = 2 * deals
     vector = VectorGame(game, hands, 2, backend="numba")
     for deal in range(deals):

@@ -413,7 +413,7 @@ class PlaySession:
     def show_hint(self, state: GameState, totals: Sequence[int] | None) -> None:
         hand, penalty = self.arranged(state, self.seat)
         if self._hint_agent is None:
-            self._hint_agent = RuleAgent(self.rules.game, self.rules.num_players, 0, self.rules.options)
+            self._hint_agent = RuleAgent(self.rules)
         observation = self.encoder.encode(state, self.seat, totals)
         action = self._hint_agent.act(observation, action_mask(state))
         self.say(f"the rule agent would: {command_text(state, self.moves[action])}")
@@ -642,7 +642,7 @@ def main(argv: Sequence[str] | None = None, stdin=None, stdout=None) -> int:
     opponents = []
     for i, spec in enumerate(specs):
         try:
-            opponents.append(make_agent(spec, args.game, players, seed=args.seed + i + 1, **dict(args.option)))
+            opponents.append(make_agent(spec, rules, seed=args.seed + i + 1))
         except AgentError as error:  # the seat as the screen names it (PlaySession seats them after yours)
             parser.exit(2, f"play: error: player_{(args.seat + i + 1) % players} ({spec}): {error}\n")
     for given, stream in ((stdin, sys.stdin), (stdout, sys.stdout)):

@@ -112,11 +112,6 @@ class EpisodeOptions:
         return worst * self.reward_scale
 
 
-def check_episode_options(match, match_reward, max_hands, reward_scale) -> EpisodeOptions:
-    """The shared options, checked (a bad one names itself)."""
-    return EpisodeOptions(match, match_reward, max_hands, reward_scale)
-
-
 @dataclass(frozen=True)
 class HandEnd:
     """How one hand (or, in match mode, one match) in a slot ended."""

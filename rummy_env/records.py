@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -399,8 +400,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "show":
         if chosen is None:
             parser.exit(2, f"{parser.prog}: error: --hand {args.hand}: {args.path} holds {count} hands\n")
-        print(f"{args.path}: hand {args.hand} (line {chosen[0]})")
-        print("\n".join(show_lines(chosen[1])))
+        try:
+            print(f"{args.path}: hand {args.hand} (line {chosen[0]})")
+            print("\n".join(show_lines(chosen[1])))
+            sys.stdout.flush()
+        except BrokenPipeError:  # the reader stopped early (``| head``): end quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     if not count:
         print(f"{args.path}: no records", file=sys.stderr)

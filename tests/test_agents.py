@@ -20,6 +20,7 @@ from agents.random_agent import RandomAgent
 from agents.registry import make_agent
 from agents.rule_agent import RuleAgent
 from agents.view import ObservationReader
+from rummy_env.ruleset import make_ruleset
 from rummy_env.cards import parse_card
 from rummy_env.encoding import (
     DISCARD_BASE, DRAW_ACTION, INDIAN_DECLARE_BASE, ROMI_TAKE_CUT_ACTION, TAKE_DISCARD_ACTION,
@@ -29,6 +30,8 @@ from rummy_env.game import DISCARD, DRAW, MELD, PLACE, TAKE_DISCARD, GameState
 from rummy_env.scenario import make_state
 from rummy_env.table import template_index
 from rummy_env.vector import VectorGame
+
+INDIAN_2P = make_ruleset("indian", 2)
 
 SETUPS = [("indian", 2), ("indian", 4), ("basic", 2), ("basic", 3), ("romi", 2), ("romi", 4)]
 
@@ -51,7 +54,7 @@ class CheckedAgent(Agent):
     """Wraps an agent and fails the test if it ever picks an action its mask forbids."""
 
     def __init__(self, inner: Agent):
-        super().__init__(inner.game, inner.num_players)
+        super().__init__(inner.rules)
         self.inner = inner
         self.name = inner.name
         self.decisions = 0
@@ -85,7 +88,8 @@ def play_with(game: str, num_players: int, agents: list[Agent], seed: int) -> Ga
 
 @pytest.mark.parametrize("game,num_players", SETUPS)
 def test_random_and_rule_agents_only_choose_allowed_actions(game, num_players):
-    agents = [CheckedAgent(RuleAgent(game, num_players) if seat % 2 == 0 else RandomAgent(game, num_players, seat))
+    rules = make_ruleset(game, num_players)
+    agents = [CheckedAgent(RuleAgent(rules) if seat % 2 == 0 else RandomAgent(rules, seat))
               for seat in range(num_players)]
     for seed in range(3):
         state = play_with(game, num_players, agents, seed)
@@ -96,8 +100,8 @@ def test_random_and_rule_agents_only_choose_allowed_actions(game, num_players):
 @pytest.mark.parametrize("num_players,options", [(2, {}), (4, {}), (2, {"wild_joker": True})])
 def test_lookahead_agent_only_chooses_allowed_actions(num_players, options):
     """Indian hands to the end (I1-I9), with and without the wild joker (I2), the lookahead in every other seat."""
-    agents = [CheckedAgent(make_agent("lookahead", "indian", num_players, **options) if seat % 2 == 0
-                           else make_agent("rule", "indian", num_players, **options))
+    agents = [CheckedAgent(make_agent("lookahead", make_ruleset("indian", num_players, **options)) if seat % 2 == 0
+                           else make_agent("rule", make_ruleset("indian", num_players, **options)))
               for seat in range(num_players)]
     for seed in range(3):
         state = GameState.new("indian", num_players, seed=seed, **options)
@@ -115,7 +119,8 @@ def test_policy_agent_only_chooses_allowed_actions(game, greedy):
     model = MaskedActorCritic(observation_size(game, 2), num_actions(game), (32,))
     with torch.no_grad():
         model.policy_head.weight.normal_(0, 5.0)  # a sharp random policy: masked actions would often win
-    agents = [CheckedAgent(PolicyAgent(model, game, 2, greedy=greedy, seed=1)), CheckedAgent(RandomAgent(game, 2, 2))]
+    rules = make_ruleset(game, 2)
+    agents = [CheckedAgent(PolicyAgent(model, rules, greedy=greedy, seed=1)), CheckedAgent(RandomAgent(rules, 2))]
     state = GameState.new(game, 2, seed=3, max_turns=60)
     encoder = ObservationEncoder(state.rules)
     moves = action_layout(game).moves
@@ -128,7 +133,7 @@ def test_policy_agent_only_chooses_allowed_actions(game, greedy):
 def test_all_zero_mask_is_an_error_not_a_choice():
     observation = np.zeros(observation_size("basic", 2), np.float32)
     mask = np.zeros(num_actions("basic"), np.int8)
-    for agent in (RandomAgent("basic", 2), RuleAgent("basic", 2)):
+    for agent in (RandomAgent(make_ruleset("basic", 2)), RuleAgent(make_ruleset("basic", 2))):
         with pytest.raises(AgentError, match="all-zero action mask"):
             agent.act(observation, mask)
 
@@ -137,7 +142,7 @@ def test_random_agent_is_uniform_and_seeded():
     mask = np.zeros(num_actions("indian"), np.int8)
     mask[[0, 1, 7]] = 1
     observation = np.zeros(observation_size("indian", 2), np.float32)
-    agent = RandomAgent("indian", 2, seed=5)
+    agent = RandomAgent(make_ruleset("indian", 2), seed=5)
     picks = [agent.act(observation, mask) for _ in range(600)]
     assert set(picks) == {0, 1, 7}
     assert all(150 < picks.count(a) < 250 for a in (0, 1, 7))
@@ -151,10 +156,10 @@ def test_act_batch_matches_act_row_by_row():
     states = [after_draw(GameState.new("basic", 2, seed=s)) for s in range(4)]
     observations = np.stack([seat_view(s)[0] for s in states])
     masks = np.stack([seat_view(s)[1] for s in states])
-    rule = RuleAgent("basic", 2)
+    rule = RuleAgent(make_ruleset("basic", 2))
     assert rule.act_batch(observations, masks).tolist() == [rule.act(o, m) for o, m in zip(observations, masks)]
     model = MaskedActorCritic(observation_size("basic", 2), num_actions("basic"), (16,))
-    policy = PolicyAgent(model, "basic", 2)
+    policy = PolicyAgent(model, make_ruleset("basic", 2))
     assert policy.act_batch(observations, masks).tolist() == [policy.act(o, m) for o, m in zip(observations, masks)]
 
 
@@ -165,7 +170,7 @@ def test_reader_decodes_what_the_encoder_wrote():
     state = make_state("romi", ["5h 6h 7h 9c Kd", "2s 2d 8c"], discard="Qs 4d", stock="Ac 3c",
                        table=["9s 9h *"], cut_card="Js", opened=[True, False])
     state.known[1][parse_card("2d")] = 1
-    view = ObservationReader("romi", 2).read(ObservationEncoder(state.rules).encode(state, 0))
+    view = ObservationReader(make_ruleset("romi", 2)).read(ObservationEncoder(state.rules).encode(state, 0))
     assert view.hand == state.hands[0]
     assert view.discard_top == parse_card("4d") and view.discard_rest[parse_card("Qs")] == 1
     assert view.cut_card == parse_card("Js")
@@ -184,7 +189,7 @@ def test_rule_agent_declares_as_soon_as_it_can():
     """I5: after drawing 2d the hand declares (runs A-4h and 5-7c, sets of 9s and kings), discarding 2d."""
     hands = ["Ah 2h 3h 4h 5c 6c 7c 9s 9h 9d Kd Kc Ks", "2s 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"]
     state = after_draw(make_state("indian", hands, discard="8h", stock="Ad 2d"))
-    action = RuleAgent("indian", 2).act(*seat_view(state))
+    action = RuleAgent(make_ruleset("indian", 2)).act(*seat_view(state))
     assert action == INDIAN_DECLARE_BASE + parse_card("2d")
 
 
@@ -192,22 +197,22 @@ def test_rule_agent_discards_the_loose_card_that_costs_most():
     """Melds A-3h, 5-7c, 9s 9h 9d, near run 4d 5d; loose Kc, 2s, 8d: the king goes."""
     hands = ["Ah 2h 3h 5c 6c 7c 9s 9h 9d 4d 5d Kc 2s", "2c 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"]
     state = after_draw(make_state("indian", hands, discard="Jh", stock="Ad 8d"))
-    assert RuleAgent("indian", 2).act(*seat_view(state)) == DISCARD_BASE + parse_card("Kc")
+    assert RuleAgent(make_ruleset("indian", 2)).act(*seat_view(state)) == DISCARD_BASE + parse_card("Kc")
 
 
 def test_rule_agent_keeps_a_live_near_meld_over_a_slightly_higher_loose_card():
     """Loose 8d 9d (a live near run) and a lone 7s: the agent drops 7s, though 9d is worth more."""
     hands = ["Ah 2h 3h 5c 6c 7c Ks Kh Kc 8d 9d 2s 2d", "2c 3s 4s 5s 6s Js Qs 9s 4c Td Jd Qd 9h"]
     state = after_draw(make_state("indian", hands, discard="Jh", stock="Ad 7s"))
-    assert RuleAgent("indian", 2).act(*seat_view(state)) == DISCARD_BASE + parse_card("7s")
-    assert RuleAgent("indian", 2, near_weight=0).act(*seat_view(state)) == DISCARD_BASE + parse_card("9d")
+    assert RuleAgent(make_ruleset("indian", 2)).act(*seat_view(state)) == DISCARD_BASE + parse_card("7s")
+    assert RuleAgent(make_ruleset("indian", 2), near_weight=0).act(*seat_view(state)) == DISCARD_BASE + parse_card("9d")
 
 
 @pytest.mark.parametrize("top,wanted", [("7c", TAKE_DISCARD_ACTION), ("Kd", DRAW_ACTION)])
 def test_rule_agent_takes_the_discard_top_only_when_it_completes_a_meld(top, wanted):
     state = make_state("indian", ["Ah 2h 3h 5c 6c 9s 9h 9d 4d 5d Qc 2s 8h", "2c 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"],
                        discard=f"Jh {top}", stock="Ad 8d")
-    assert RuleAgent("indian", 2).act(*seat_view(state)) == wanted
+    assert RuleAgent(make_ruleset("indian", 2)).act(*seat_view(state)) == wanted
 
 
 def test_rule_agent_avoids_feeding_the_next_player_what_they_collect():
@@ -216,15 +221,15 @@ def test_rule_agent_avoids_feeding_the_next_player_what_they_collect():
     state = after_draw(make_state("indian", hands, discard="Jh", stock="Ad 4s"))
     state.known[1][parse_card("8s")] = 1
     state.known[1][parse_card("9s")] = 1
-    assert RuleAgent("indian", 2).act(*seat_view(state)) == DISCARD_BASE + parse_card("Kh")
-    assert RuleAgent("indian", 2, danger_weight=0).act(*seat_view(state)) == DISCARD_BASE + parse_card("Ts")
+    assert RuleAgent(make_ruleset("indian", 2)).act(*seat_view(state)) == DISCARD_BASE + parse_card("Kh")
+    assert RuleAgent(INDIAN_2P, danger_weight=0).act(*seat_view(state)) == DISCARD_BASE + parse_card("Ts")
 
 
 def test_rule_agent_takes_the_cut_card_to_go_out():
     """R4: with 5h 6h 7h 9c 9d 2c and the cut card 9s the hand goes out; the agent takes it."""
     state = make_state("romi", ["5h 6h 7h 9c 9d 2c", "2s 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"],
                        discard="8h", stock="Ad 2d", cut_card="9s", opened=[True, False])
-    assert RuleAgent("romi", 2).act(*seat_view(state)) == ROMI_TAKE_CUT_ACTION
+    assert RuleAgent(make_ruleset("romi", 2)).act(*seat_view(state)) == ROMI_TAKE_CUT_ACTION
 
 
 def template_action(game: str, cards: str) -> int:
@@ -241,7 +246,7 @@ def test_rule_agent_lays_its_melds_then_lays_off_then_discards():
     state = make_state("basic", ["5h 6h 7h 8c 8d 8s Qs Kd 2c 3d", "Ac 2s 3s 4s 5s 6s 7s 9c Td Jd"],
                        discard="4c", stock="Ad Kc", table=["9s Ts Js"])
     after_draw(state)
-    agent = RuleAgent("basic", 2)
+    agent = RuleAgent(make_ruleset("basic", 2))
     played = []
     while state.current == 0 and not state.is_over:
         action = agent.act(*seat_view(state))
@@ -261,7 +266,7 @@ def test_rule_agent_swaps_a_joker_when_it_pays():
     state = make_state("romi", ["7h Kc Kd 3s 9d", "2s 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"],
                        discard="8h", stock="Ad 2c", table=["5h 6h *"], opened=[True, True])
     after_draw(state)
-    agent = RuleAgent("romi", 2)
+    agent = RuleAgent(make_ruleset("romi", 2))
     first = move_of(state, agent.act(*seat_view(state)))
     assert first == (PLACE, parse_card("7h"), 0)
     state.apply(first)
@@ -287,8 +292,8 @@ def test_rule_agent_holding_keeps_its_meld_while_the_other_hand_is_big(other_han
     after_draw(state)
     observation, mask = seat_view(state)
     run = template_action("romi", "5h 6h 7h")
-    assert move_of(state, RuleAgent("romi", 2).act(observation, mask)) == move_of(state, run)
-    holding = move_of(state, make_agent("rule:hold_until=3", "romi", 2).act(observation, mask))
+    assert move_of(state, RuleAgent(make_ruleset("romi", 2)).act(observation, mask)) == move_of(state, run)
+    holding = move_of(state, make_agent("rule:hold_until=3", make_ruleset("romi", 2)).act(observation, mask))
     if holds:
         assert holding[0] == DISCARD
     else:
@@ -301,9 +306,9 @@ def test_rule_agent_holding_goes_down_when_at_most_hold_loose_cards_are_stuck():
     state = make_state("romi", ["5h 6h 7h Jc Jd Js 9d 2d Qs Qh Qc", "2s 3s 4s 5s 6s 7s 8s 9h Td Jh Qd Kh 4h"],
                        discard="Kc", stock="Td 2c", table=["9s 9h 9c"], opened=[False, True])
     after_draw(state)
-    holding = make_agent("rule:hold_until=3", "romi", 2)
+    holding = make_agent("rule:hold_until=3", make_ruleset("romi", 2))
     assert move_of(state, holding.act(*seat_view(state)))[0] == MELD
-    stricter = make_agent("rule:hold_until=3,hold_loose=1", "romi", 2)
+    stricter = make_agent("rule:hold_until=3,hold_loose=1", make_ruleset("romi", 2))
     assert move_of(state, stricter.act(*seat_view(state)))[0] == DISCARD
 
 
@@ -312,7 +317,7 @@ def test_rule_agent_holding_still_places_what_it_owes():
     state = make_state("romi", [HOLDING_HAND, "2s 3s 4s 5s 6s 7s 8s 9h Td Jd Qh Kh 4h"], discard="8h",
                        stock="Td 2c", opened=[False, True], turns_taken=[2, 2])
     state.apply((TAKE_DISCARD, 0, 0))
-    action = make_agent("rule:hold_until=3", "romi", 2).act(*seat_view(state))
+    action = make_agent("rule:hold_until=3", make_ruleset("romi", 2)).act(*seat_view(state))
     assert move_of(state, action)[0] in (MELD, PLACE)
 
 
@@ -320,10 +325,10 @@ def test_rule_agent_holding_still_places_what_it_owes():
 
 
 def test_make_agent_builds_each_named_agent():
-    assert isinstance(make_agent("random", "indian", 2, seed=1), RandomAgent)
-    assert isinstance(make_agent("rule", "romi", 3), RuleAgent)
-    assert make_agent("rule", "basic").name == "rule"
-    tuned = make_agent("rule:near_weight=0,max_outs=6", "indian", 2)
+    assert isinstance(make_agent("random", make_ruleset("indian", 2), seed=1), RandomAgent)
+    assert isinstance(make_agent("rule", make_ruleset("romi", 3)), RuleAgent)
+    assert make_agent("rule", make_ruleset("basic")).name == "rule"
+    tuned = make_agent("rule:near_weight=0,max_outs=6", make_ruleset("indian", 2))
     assert (tuned.near_weight, tuned.max_outs, tuned.lives_boost) == (0, 6, 2.0)
     assert tuned.name == "rule:near_weight=0,max_outs=6"
 
@@ -339,20 +344,18 @@ def test_make_agent_builds_each_named_agent():
 ])
 def test_bad_agent_spec_is_an_error_naming_it(spec, message):
     with pytest.raises(AgentError, match=message):
-        make_agent(spec, "indian", 2)
+        make_agent(spec, make_ruleset("indian", 2))
 
 
 @pytest.mark.parametrize("spec", ["rule:hold_until=-1", "rule:hold_loose=-2"])
 def test_negative_hold_weight_is_an_error_naming_it(spec):
     with pytest.raises(AgentError, match=spec.split(":")[1] + ": expected a number >= 0"):
-        make_agent(spec, "romi", 2)
+        make_agent(spec, make_ruleset("romi", 2))
 
 
-def test_bad_game_or_players_is_an_error():
-    with pytest.raises(AgentError, match="unknown game 'gin'"):
-        make_agent("random", "gin", 2)
-    with pytest.raises(AgentError, match="num_players=7"):
-        make_agent("rule", "basic", 7)
+def test_rules_that_are_not_a_rule_set_are_an_error():
+    with pytest.raises(AgentError, match="rules 'basic': expected a RuleSet"):
+        make_agent("random", "basic")
 
 
 # ----------------------------------------------------------------------------- checkpoints
@@ -380,8 +383,8 @@ def test_checkpoint_round_trip(tmp_path):
     with torch.no_grad():
         assert torch.equal(model(obs, mask_t)[0], loaded(obs, mask_t)[0])
         assert torch.equal(model(obs, mask_t)[1], loaded(obs, mask_t)[1])
-    agent = make_agent(f"ppo:{path}", "basic", 2)
-    assert agent.act(observation, mask) == PolicyAgent(model, "basic", 2).act(observation, mask)
+    agent = make_agent(f"ppo:{path}", make_ruleset("basic", 2))
+    assert agent.act(observation, mask) == PolicyAgent(model, make_ruleset("basic", 2)).act(observation, mask)
 
 
 def test_checkpoint_overwrite_is_atomic_and_keeps_nothing_else(tmp_path):
@@ -397,7 +400,7 @@ def test_checkpoint_errors_name_the_file(tmp_path):
     with pytest.raises(CheckpointError, match="nope.pt.*no such file"):
         load_checkpoint(missing)
     with pytest.raises(AgentError, match="nope.pt.*no such file"):
-        make_agent(f"ppo:{missing}", "basic", 2)
+        make_agent(f"ppo:{missing}", make_ruleset("basic", 2))
     garbage = tmp_path / "garbage.pt"
     garbage.write_bytes(b"this is not a checkpoint")
     with pytest.raises(CheckpointError, match="garbage.pt.*not a rummy-env policy checkpoint"):
@@ -408,9 +411,9 @@ def test_checkpoint_errors_name_the_file(tmp_path):
         load_checkpoint(tensor)
     good = save_checkpoint(tmp_path / "basic.pt", small_model(), "basic", 2)
     with pytest.raises(CheckpointError, match="basic.pt' was trained for 'basic' with 2 players, not 'indian'"):
-        make_agent(f"ppo:{good}", "indian", 2)
+        make_agent(f"ppo:{good}", make_ruleset("indian", 2))
     with pytest.raises(CheckpointError, match="not 'basic' with 3 players"):
-        make_agent(f"ppo:{good}", "basic", 3)
+        make_agent(f"ppo:{good}", make_ruleset("basic", 3))
 
 
 def test_checkpoint_refuses_config_that_weights_only_loading_could_not_read(tmp_path):
@@ -434,7 +437,7 @@ def test_masked_logits_give_masked_actions_zero_probability():
 
 def test_sampled_policy_agent_is_reproducible_from_its_reset_seed():
     model = small_model("indian")
-    agent = PolicyAgent(model, "indian", 2, greedy=False)
+    agent = PolicyAgent(model, make_ruleset("indian", 2), greedy=False)
     observation = np.zeros(observation_size("indian", 2), np.float32)
     mask = np.zeros(num_actions("indian"), np.int8)
     mask[2:40] = 1
@@ -455,12 +458,13 @@ def test_determinised_worlds_agree_with_the_observation(game, num_players):
 
     from agents.search_agent import determinise
 
-    reader = ObservationReader(game, num_players)
+    reader = ObservationReader(make_ruleset(game, num_players))
     rng = stdlib_random.Random(0)
+    rules = make_ruleset(game, num_players)
     for seed in range(2):
         state = GameState.new(game, num_players, seed=seed, max_turns=80)
         encoder = ObservationEncoder(state.rules)
-        players = [RuleAgent(game, num_players) if s % 2 == 0 else RandomAgent(game, num_players, s)
+        players = [RuleAgent(rules) if s % 2 == 0 else RandomAgent(rules, s)
                    for s in range(num_players)]
         moves = action_layout(game).moves
         turn = reader.slices["turn"]
@@ -487,7 +491,7 @@ def test_determinise_fails_loudly_on_a_field_it_does_not_fill(monkeypatch):
 
     state = GameState.new("indian", 2, seed=1)
     observation = ObservationEncoder(state.rules).encode(state, 0)
-    view = ObservationReader("indian", 2).read(observation)
+    view = ObservationReader(make_ruleset("indian", 2)).read(observation)
     search_agent.determinise(view, state.rules, stdlib_random.Random(0))  # fills every field today
     fields = STATE_FIELDS + (dataclasses.replace(STATE_FIELDS[-1], name="new_field"),)
     monkeypatch.setattr(search_agent, "STATE_FIELDS", fields)
@@ -501,9 +505,9 @@ def test_search_agent_is_legal_and_reproducible():
     def play(seed):
         state = GameState.new("basic", 2, seed=seed, max_turns=12)
         encoder = ObservationEncoder(state.rules)
-        search = CheckedAgent(SearchAgent("basic", 2, seed=0, worlds=2, candidates=2))
+        search = CheckedAgent(SearchAgent(make_ruleset("basic", 2), seed=0, worlds=2, candidates=2))
         search.reset(seed=5)
-        rule = RuleAgent("basic", 2)
+        rule = RuleAgent(make_ruleset("basic", 2))
         moves = action_layout("basic").moves
         actions = []
         while not state.is_over:
@@ -535,7 +539,7 @@ def test_search_decisions_are_those_recorded_before_batched_rollouts(game):
     from agents.search_agent import SearchAgent
 
     data = np.load(Path(__file__).parent / "data" / f"rule_positions_{game}.npz")
-    agent = SearchAgent(game, 2, seed=0, z=0.0)
+    agent = SearchAgent(make_ruleset(game, 2), seed=0, z=0.0)
     got = []
     for index, _ in SEARCH_PINS[game]:
         agent.reset(seed=index)
@@ -553,7 +557,7 @@ def test_search_hand_is_the_one_recorded_before_batched_rollouts():
 
     vector = VectorGame("basic", 1, 2)
     vector.load(0, GameState.new("basic", 2, seed="pin:0"))
-    search, rule = SearchAgent("basic", 2, seed=3, z=0.0), RuleAgent("basic", 2)
+    search, rule = SearchAgent(make_ruleset("basic", 2), seed=3, z=0.0), RuleAgent(make_ruleset("basic", 2))
     search.reset(seed=11)
     line = []
     while vector.results[0] is None:
@@ -568,8 +572,8 @@ def test_search_rollouts_play_each_start_as_the_engine_does():
     """rollouts(): our reward after the action, then the rule agent in every seat, as played move by move."""
     from agents.search_agent import SearchAgent
 
-    agent = SearchAgent("romi", 2, seed=0, max_rollout_turns=200)
-    rule = RuleAgent("romi", 2)
+    agent = SearchAgent(make_ruleset("romi", 2), seed=0, max_rollout_turns=200)
+    rule = RuleAgent(make_ruleset("romi", 2))
     moves = action_layout("romi").moves
     starts = []
     for seed in range(5):
@@ -585,7 +589,7 @@ def test_search_rollouts_play_each_start_as_the_engine_does():
         want.append(float(state.result.rewards[0]))
     assert agent.rollouts(starts) == want
     assert any(want)
-    short = SearchAgent("romi", 2, seed=0, max_rollout_turns=2)  # cut off: worth 0
+    short = SearchAgent(make_ruleset("romi", 2), seed=0, max_rollout_turns=2)  # cut off: worth 0
     assert short.rollouts(starts) == [0.0] * 5
 
 
@@ -600,9 +604,9 @@ def test_lookahead_keeps_a_live_run_pair_over_a_dead_pair_worth_less():
     hands = ["Ah 2h 3h 5c 6c 7c Ks Kh Kc Jd Qd 9c 9h", "3s 5s 6s 7s 8s 3c 4c Tc Jc 8c Qs Qc 8h"]
     state = after_draw(make_state("indian", hands, discard="9s 9d 9s 9d 6h", stock="3d 4s"))
     observation, mask = seat_view(state)
-    greedy = make_agent("rule:near_weight=0", "indian", 2).act(observation, mask)
+    greedy = make_agent("rule:near_weight=0", make_ruleset("indian", 2)).act(observation, mask)
     assert greedy - DISCARD_BASE in (parse_card("Jd"), parse_card("Qd"))
-    action = make_agent("lookahead", "indian", 2).act(observation, mask)
+    action = make_agent("lookahead", make_ruleset("indian", 2)).act(observation, mask)
     assert action - DISCARD_BASE in (parse_card("9c"), parse_card("9h"))
 
 
@@ -612,20 +616,20 @@ def test_lookahead_takes_the_discard_top_only_when_it_beats_a_stock_card(top, wa
     Kd joins nothing in the hand."""
     state = make_state("indian", ["Ah 2h 3h 5c 6c 9s 9h 9d 4d 5d Qc 2s 8h", "2c 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"],
                        discard=f"Jh {top}", stock="Ad 8d")
-    assert make_agent("lookahead", "indian", 2).act(*seat_view(state)) == wanted
+    assert make_agent("lookahead", make_ruleset("indian", 2)).act(*seat_view(state)) == wanted
 
 
 def test_lookahead_declares_as_soon_as_it_can():
     """I5: the declaring hand of the rule agent's scenario; the lookahead declares it too."""
     hands = ["Ah 2h 3h 4h 5c 6c 7c 9s 9h 9d Kd Kc Ks", "2s 3s 4s 5s 6s 7s 8s 9c Td Jd Qd Kh 4c"]
     state = after_draw(make_state("indian", hands, discard="8h", stock="Ad 2d"))
-    assert make_agent("lookahead", "indian", 2).act(*seat_view(state)) == INDIAN_DECLARE_BASE + parse_card("2d")
+    assert make_agent("lookahead", INDIAN_2P).act(*seat_view(state)) == INDIAN_DECLARE_BASE + parse_card("2d")
 
 
 def test_lookahead_expected_worth_matches_a_draw_by_draw_reference():
     """``expected_worth`` against the definition computed one stock card at a time: for each
     unseen card, the best worth over throwing it back or any loose card (I2 wild cards as jokers)."""
-    agent = make_agent("lookahead", "indian", 2)
+    agent = make_agent("lookahead", make_ruleset("indian", 2))
     rng = np.random.default_rng(5)
     for seed in range(6):
         state = after_draw(GameState.new("indian", 2, seed=seed))
@@ -657,4 +661,4 @@ def test_lookahead_expected_worth_matches_a_draw_by_draw_reference():
 ])
 def test_bad_lookahead_spec_is_an_error_naming_it(spec, game, message):
     with pytest.raises(AgentError, match=message):
-        make_agent(spec, game, 2)
+        make_agent(spec, make_ruleset(game, 2))

@@ -24,6 +24,8 @@ from rummy_env.encoding import DISCARD_BASE, DRAW_ACTION
 from rummy_env.game import GameState
 from rummy_env.ruleset import make_ruleset
 
+BASIC_2P = make_ruleset("basic", 2)
+
 # ----------------------------------------------------------------------------- interval math
 
 
@@ -122,8 +124,8 @@ class NeverMelds(Agent):
     name = "never-melds"
 
     def __init__(self, game, num_players):
-        super().__init__(game, num_players)
-        self.reader = ObservationReader(game, num_players)
+        super().__init__(make_ruleset(game, num_players))
+        self.reader = ObservationReader(make_ruleset(game, num_players))
         self.before: list[int] = []
 
     def act(self, observation, action_mask):
@@ -139,7 +141,7 @@ def test_planted_real_games_the_agent_that_cannot_win_never_does():
     config = ArenaConfig(game="basic", agents=("rule", "never"), hands=24, seed=3)
 
     def factory(spec, index):
-        return RuleAgent("basic", 2) if spec == "rule" else NeverMelds("basic", 2)
+        return RuleAgent(make_ruleset("basic", 2)) if spec == "rule" else NeverMelds("basic", 2)
 
     records = run_arena(config, progress=False, factory=factory)
     summary = summarize(config, records)
@@ -168,10 +170,10 @@ class FirstLook(Agent):
     """Plays like a random agent and records every hand it is shown before drawing."""
 
     def __init__(self, game, num_players, tag, shown):
-        super().__init__(game, num_players)
+        super().__init__(make_ruleset(game, num_players))
         self.name = tag
-        self.inner = RandomAgent(game, num_players)
-        self.reader = ObservationReader(game, num_players)
+        self.inner = RandomAgent(make_ruleset(game, num_players))
+        self.reader = ObservationReader(make_ruleset(game, num_players))
         self.shown = shown
 
     def reset(self, seed=None):
@@ -256,8 +258,8 @@ class Batched(Agent):
     name = "batched"
 
     def __init__(self, game, num_players):
-        super().__init__(game, num_players)
-        self.inner = RandomAgent(game, num_players)
+        super().__init__(make_ruleset(game, num_players))
+        self.inner = RandomAgent(make_ruleset(game, num_players))
         self.rows: list[int] = []
 
     def act(self, observation, action_mask):
@@ -274,7 +276,7 @@ def test_an_agent_with_act_batch_acts_for_many_hands_at_once():
     built: list[Agent] = []
 
     def factory(spec, index):
-        built.append(Batched("basic", 2) if spec == "batched" else RandomAgent("basic", 2))
+        built.append(Batched("basic", 2) if spec == "batched" else RandomAgent(make_ruleset("basic", 2)))
         return built[-1]
 
     config = ArenaConfig(game="basic", agents=("batched", "random"), hands=2 * arena.DEALS_PER_TASK, seed=1)
@@ -494,7 +496,7 @@ def test_agents_that_break_the_mask_are_stopped():
     config = ArenaConfig(game="basic", agents=("cheater", "random"), hands=2)
     with pytest.raises(AgentError, match="'cheater' in seat 0 chose action .* which its mask forbids"):
         run_arena(config, progress=False,
-                  factory=lambda spec, i: Cheater("basic", 2) if spec == "cheater" else RandomAgent("basic", 2))
+                  factory=lambda spec, i: Cheater(BASIC_2P) if spec == "cheater" else RandomAgent(BASIC_2P))
 
 
 @pytest.mark.slow

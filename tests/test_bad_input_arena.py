@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from rummy_env.ruleset import make_ruleset
 from agents import arena
 from agents.arena import ArenaConfig, default_workers
 from agents.base import AgentError
@@ -71,7 +72,7 @@ def test_a_plot_name_without_an_image_suffix_is_refused_rather_than_renamed(name
 ])
 def test_agent_settings_out_of_range_are_refused_naming_them(spec, named):
     with pytest.raises(AgentError, match=named):
-        make_agent(spec, "indian")
+        make_agent(spec, make_ruleset("indian"))
 
 
 def test_the_cli_refuses_a_bad_setting_before_any_game(played, capsys):
@@ -82,8 +83,8 @@ def test_the_cli_refuses_a_bad_setting_before_any_game(played, capsys):
 
 
 def test_settings_in_range_still_make_agents():
-    assert make_agent("search:worlds=1,candidates=1,z=0", "basic").worlds == 1
-    assert make_agent("rule:near_weight=0,max_outs=0", "romi").near_weight == 0
+    assert make_agent("search:worlds=1,candidates=1,z=0", make_ruleset("basic")).worlds == 1
+    assert make_agent("rule:near_weight=0,max_outs=0", make_ruleset("romi")).near_weight == 0
 
 
 # ----------------------------------------------------------------------------- mixed tables
@@ -188,8 +189,9 @@ def test_agents_and_arena_work_where_torch_and_tensorboard_are_not_installed():
         from rummy_env import rules
         from agents import arena
         from agents.registry import make_agent
+        from rummy_env.ruleset import make_ruleset
         for spec in ("random", "rule", "search:worlds=1"):
-            make_agent(spec, "indian")
+            make_agent(spec, make_ruleset("indian"))
         config = arena.ArenaConfig(game="basic", agents=("random", "rule"), hands=2)
         arena._init_worker(config)
         records = arena.run_arena(config, workers=2, progress=False)

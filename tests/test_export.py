@@ -26,6 +26,7 @@ from agents.export import (
 from agents.onnx_agent import OnnxAgent, OnnxPolicy
 from agents.policy import MaskedActorCritic, load_checkpoint, save_checkpoint
 from agents.registry import make_agent
+from rummy_env.ruleset import make_ruleset
 from rummy_env.encoding import action_layout, num_actions, observation_size
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,7 +144,7 @@ def test_export_is_generic_over_the_network(tmp_path):
             "num_actions": num_actions(game), "model": {"kind": "tiny"}, "config": {}}
     model = Tiny(meta["observation_size"], meta["num_actions"]).eval()
     path, _ = export_model(model, meta, tmp_path / "tiny.onnx", "onnx")
-    agent = OnnxAgent.from_file(path, game, players)
+    agent = OnnxAgent.from_file(path, make_ruleset(game, players))
     observations, masks = sample_inputs(meta["observation_size"], meta["num_actions"], 4, seed=3)
     want = torch_outputs(model, observations, masks)[0].argmax(axis=1)
     assert agent.act_batch(observations, masks).tolist() == want.tolist()
@@ -173,8 +174,8 @@ def test_card_aware_network_exports(tmp_path, layout, layers):
 
 def test_onnx_agent_plays_the_same_actions_as_the_torch_policy(tmp_path, indian_onnx):
     checkpoint = indian_onnx.with_suffix(".pt")
-    torch_agent = make_agent(f"ppo:{checkpoint}", "indian", 2)
-    onnx_agent = make_agent(f"onnx:{indian_onnx}", "indian", 2)
+    torch_agent = make_agent(f"ppo:{checkpoint}", make_ruleset("indian", 2))
+    onnx_agent = make_agent(f"onnx:{indian_onnx}", make_ruleset("indian", 2))
     observations, masks = sample_inputs(observation_size("indian", 2), 108, 64, seed=5)
     assert onnx_agent.act_batch(observations, masks).tolist() == torch_agent.act_batch(observations, masks).tolist()
     for row in range(8):
@@ -182,7 +183,7 @@ def test_onnx_agent_plays_the_same_actions_as_the_torch_policy(tmp_path, indian_
 
 
 def test_onnx_sampling_agent_is_seeded_and_only_picks_legal_actions(indian_onnx):
-    agent = make_agent(f"onnx-sample:{indian_onnx}", "indian", 2, seed=1)
+    agent = make_agent(f"onnx-sample:{indian_onnx}", make_ruleset("indian", 2), seed=1)
     observations, masks = sample_inputs(observation_size("indian", 2), 108, 200, seed=6)
     first = agent.act_batch(observations, masks)
     assert all(masks[i, a] for i, a in enumerate(first))
@@ -193,7 +194,7 @@ def test_onnx_sampling_agent_is_seeded_and_only_picks_legal_actions(indian_onnx)
 
 
 def test_onnx_agent_refuses_an_all_zero_mask(indian_onnx):
-    agent = make_agent(f"onnx:{indian_onnx}", "indian", 2)
+    agent = make_agent(f"onnx:{indian_onnx}", make_ruleset("indian", 2))
     with pytest.raises(AgentError, match="all-zero action mask"):
         agent.act(np.zeros(observation_size("indian", 2), np.float32), np.zeros(108, np.int8))
 
@@ -250,17 +251,17 @@ def test_export_errors_name_the_file(tmp_path, capsys):
 
 def test_onnx_errors_name_the_file_and_the_mismatch(tmp_path, indian_onnx):
     with pytest.raises(AgentError, match="nothing.onnx.*no such file"):
-        make_agent(f"onnx:{tmp_path / 'nothing.onnx'}", "indian", 2)
+        make_agent(f"onnx:{tmp_path / 'nothing.onnx'}", make_ruleset("indian", 2))
     corrupt = tmp_path / "corrupt.onnx"
     corrupt.write_bytes(indian_onnx.read_bytes()[:1000])
     with pytest.raises(AgentError, match="corrupt.onnx.*not a loadable ONNX model"):
-        make_agent(f"onnx:{corrupt}", "indian", 2)
+        make_agent(f"onnx:{corrupt}", make_ruleset("indian", 2))
     with pytest.raises(AgentError, match=r"exported for 'indian' with 2 players, not 'basic' with 2 players"):
-        make_agent(f"onnx:{indian_onnx}", "basic", 2)
+        make_agent(f"onnx:{indian_onnx}", make_ruleset("basic", 2))
     with pytest.raises(AgentError, match=r"exported for 'indian' with 2 players, not 'indian' with 3 players"):
-        make_agent(f"onnx:{indian_onnx}", "indian", 3)
+        make_agent(f"onnx:{indian_onnx}", make_ruleset("indian", 3))
     with pytest.raises(AgentError, match="expected onnx:PATH"):
-        make_agent("onnx:", "indian", 2)
+        make_agent("onnx:", make_ruleset("indian", 2))
 
 
 def test_onnx_without_metadata_is_checked_by_its_shapes(tmp_path):
@@ -280,7 +281,7 @@ def test_onnx_without_metadata_is_checked_by_its_shapes(tmp_path):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)]), path)
     with pytest.raises(AgentError, match=r"foreign.onnx.*input 'observations' has shape \['batch', 10\]; "
                                          r"'indian' with 2 players needs \[batch, 488\]"):
-        make_agent(f"onnx:{path}", "indian", 2)
+        make_agent(f"onnx:{path}", make_ruleset("indian", 2))
     with pytest.raises(AgentError, match="no metadata names its game"):
         OnnxPolicy(path)
 

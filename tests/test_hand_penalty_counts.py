@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rummy_env.ruleset import make_ruleset
 from rummy_env import rules, solver
 from rummy_env.cards import JOKER, NUM_TYPES, CardError, format_cards, from_counts, to_counts
 from rummy_env.encoding import ObservationEncoder
@@ -37,7 +38,7 @@ def test_count_arrays_pay_what_the_text_pays(game):
 def test_I7_an_observation_hand_plane_is_a_count_array():
     state = GameState.new("indian", 2, seed=5)
     observation = ObservationEncoder(state.rules).encode(state, 0)
-    reader = ObservationReader("indian", 2)
+    reader = ObservationReader(make_ruleset("indian", 2))
     plane = observation[reader.slices["hand"]]
     assert plane.dtype == np.float32
     text = format_cards(c for c in range(NUM_TYPES) for _ in range(int(plane[c])))

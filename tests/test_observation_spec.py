@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from agents.view import ObservationReader
+from rummy_env.ruleset import make_ruleset
 from rummy_env import obs_spec
 from rummy_env.aec_env import raw_env
 from rummy_env.encoding import EncodingError, ObservationEncoder, ObservationTracker, layout_for
@@ -64,7 +65,7 @@ def test_observations_are_byte_identical_to_the_recorded_ones(index):
     assert {name: [s.start, s.stop] for name, s in layout.slices.items()} == case["slices"]
     assert digest(layout.low.tobytes() + layout.high.tobytes()) == case["bounds"]
     encoder = ObservationEncoder(rules)
-    reader = ObservationReader(case["game"], case["players"], **case["options"])
+    reader = ObservationReader(make_ruleset(case["game"], case["players"], **case["options"]))
     for i, entry in enumerate(case["states"]):
         state = GameState.from_dict(entry["state"])
         tracker = ObservationTracker(encoder)
@@ -117,7 +118,7 @@ def test_every_plane_is_written_at_its_size_and_read_into_its_view_fields(game, 
         bound = np.asarray(entry.high(rules), np.float32)
         assert bound.shape in ((), (entry.width,)), entry.name
     assert written == layout.size
-    reader = ObservationReader(game, players)
+    reader = ObservationReader(make_ruleset(game, players))
     fields = [f.name for f in dataclasses.fields(reader.read(encoder.encode(state, 0)))]
     assert fields == [name for entry in obs_spec.OBSERVATION_PLANES for name, *_ in entry.view]
 
@@ -155,6 +156,7 @@ obs_spec.OBSERVATION_PLANES = obs_spec.OBSERVATION_PLANES + (obs_spec.Plane(
 
 from agents.view import ObservationReader
 from rummy_env.aec_env import raw_env
+from rummy_env.ruleset import make_ruleset
 from rummy_env.encoding import encode_observation, observation_size
 
 for game, size in (("indian", 488), ("basic", 1391), ("romi", 2451)):
@@ -163,7 +165,7 @@ for game, size in (("indian", 488), ("basic", 1391), ("romi", 2451)):
     assert env.observation_space("player_0")["observation"].shape == (size + NUM_TYPES,)
     env.reset(seed=3)
     rng = random.Random(3)
-    reader = ObservationReader(game, 2)
+    reader = ObservationReader(make_ruleset(game, 2))
     for step in range(300):
         for seat, agent in enumerate(env.possible_agents):
             obs = env.observe(agent)["observation"]

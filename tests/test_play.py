@@ -95,7 +95,7 @@ class Scripted:
 
 
 def opponents(game: str, players: int, spec: str = "rule") -> list:
-    return [make_agent(spec, game, players, seed=s) for s in range(1, players)]
+    return [make_agent(spec, make_ruleset(game, players), seed=s) for s in range(1, players)]
 
 
 @pytest.mark.parametrize("game, players, seed", [("indian", 2, 1), ("basic", 2, 2), ("basic", 3, 3), ("romi", 2, 4)])
@@ -118,7 +118,7 @@ def test_whole_hand_through_typed_commands(game, players, seed):
 def test_a_person_among_n_minus_1_agents_of_mixed_kinds_plays_a_whole_hand(game, players, seat):
     """A full table (I1, B1, R1): the person in any seat, the other seats a mix of agent specs."""
     specs = (["rule", "random"] * players)[:players - 1]
-    agents = [make_agent(spec, game, players, seed=s) for s, spec in enumerate(specs, 1)]
+    agents = [make_agent(spec, make_ruleset(game, players), seed=s) for s, spec in enumerate(specs, 1)]
     player = Scripted(make_ruleset(game, players), agents, seed=players + seat, seat=seat, names=specs)
     assert player.session.run() == 0
     text = player.output()

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rummy_env.ruleset import make_ruleset
 from agents.arena import ArenaConfig, run_arena, run_cli, summarize
 from agents.base import AgentError, plays_many_hands
 from agents.plugin import BatchPluginAgent, PluginAgent
@@ -125,20 +126,20 @@ def mask_of(*legal: int, size: int = 108) -> np.ndarray:
 
 
 def test_a_class_from_a_file_gets_the_arguments_its_signature_takes(plugin):
-    agent = make_agent(f"{plugin}:FirstLegal", "romi", 3, seed=5)
+    agent = make_agent(f"{plugin}:FirstLegal", make_ruleset("romi", 3), seed=5)
     assert isinstance(agent, PluginAgent) and not plays_many_hands(agent)
     assert agent.inner.built == ("romi", 3, 5) and agent.name == f"{plugin}:FirstLegal"
     agent.reset(seed=11)
     assert agent.inner.resets == [11]
     assert agent.act(np.zeros(4), mask_of(7, 9)) == 7
-    sampler = make_agent(f"{plugin}:Sampler", "indian", 2, seed=3)  # takes only seed
+    sampler = make_agent(f"{plugin}:Sampler", make_ruleset("indian", 2), seed=3)  # takes only seed
     assert sampler.act(np.zeros(4), mask_of(4)) == 4
-    factory = make_agent(f"{plugin}:make_first_legal", "basic", 2)  # a factory function, taking only game
+    factory = make_agent(f"{plugin}:make_first_legal", make_ruleset("basic", 2))  # a factory function, taking only game
     assert factory.inner.built == ("basic", 0, None)
 
 
 def test_a_plugin_with_act_batch_plays_many_hands_with_one_instance(plugin):
-    agent = make_agent(f"{plugin}:Batched", "indian", 2, seed=1)  # **settings: every argument
+    agent = make_agent(f"{plugin}:Batched", make_ruleset("indian", 2), seed=1)  # **settings: every argument
     assert isinstance(agent, BatchPluginAgent) and plays_many_hands(agent)
     assert agent.inner.settings == {"game": "indian", "num_players": 2, "seed": 1}
     masks = np.stack([mask_of(1, 3), mask_of(0, 2, 5)])
@@ -151,7 +152,7 @@ def test_a_plugin_from_a_module_on_the_path(plugin, monkeypatch):
     (package / "__init__.py").write_text("")
     (package / "players.py").write_text(PLUGIN)
     monkeypatch.syspath_prepend(str(plugin.parent))
-    agent = make_agent("my_package.players:FirstLegal", "basic", 2, seed=2)
+    agent = make_agent("my_package.players:FirstLegal", make_ruleset("basic", 2), seed=2)
     assert agent.inner.built == ("basic", 2, 2)
 
 
@@ -194,18 +195,18 @@ def test_the_arena_command_line_takes_a_plugin(plugin, capsys):
 def test_a_spec_that_cannot_load_is_named(plugin, name, message):
     spec = name.format(plugin=plugin)
     with pytest.raises(AgentError, match=message) as refused:
-        make_agent(spec, "indian", 2)
+        make_agent(spec, make_ruleset("indian", 2))
     assert spec.split(":")[0] in str(refused.value) or "missing" in spec
 
 
 def test_a_constructor_that_raises_is_named_with_its_exception_chained(plugin):
     with pytest.raises(AgentError, match=r"Broken\(game='basic'\) raised RuntimeError: cannot start for basic") as e:
-        make_agent(f"{plugin}:Broken", "basic", 2)
+        make_agent(f"{plugin}:Broken", make_ruleset("basic", 2))
     assert isinstance(e.value.__cause__, RuntimeError)
 
 
 def test_an_exception_inside_act_keeps_the_plugins_traceback(plugin):
-    agent = make_agent(f"{plugin}:Raises", "indian", 2)
+    agent = make_agent(f"{plugin}:Raises", make_ruleset("indian", 2))
     with pytest.raises(AgentError, match=r"act raised KeyError: 'a bug in my agent'") as raised:
         agent.act(np.zeros(4), mask_of(0))
     assert isinstance(raised.value.__cause__, KeyError)
@@ -218,13 +219,13 @@ def test_an_exception_inside_act_keeps_the_plugins_traceback(plugin):
     ("Floats", r"returned 0\.0, not an action id \(an int\); legal actions: \[2, 5\]"),
 ])
 def test_an_action_the_mask_forbids_names_the_agent_the_action_and_the_legal_ones(plugin, name, message):
-    agent = make_agent(f"{plugin}:{name}", "indian", 2)
+    agent = make_agent(f"{plugin}:{name}", make_ruleset("indian", 2))
     with pytest.raises(AgentError, match=message):
         agent.act(np.zeros(4), mask_of(2, 5))
 
 
 def test_act_batch_of_the_wrong_length_is_named(plugin):
-    agent = make_agent(f"{plugin}:BadBatch", "indian", 2)
+    agent = make_agent(f"{plugin}:BadBatch", make_ruleset("indian", 2))
     with pytest.raises(AgentError, match=r"act_batch returned shape \(3,\): expected 2 action ids"):
         agent.act_batch(np.zeros((2, 4)), np.stack([mask_of(0), mask_of(0)]))
 
@@ -250,6 +251,6 @@ def test_the_terminal_game_plays_a_plugin_and_shows_its_failure(plugin):
 
 
 def test_built_in_specs_are_never_read_as_plugins():
-    assert make_agent("rule:near_weight=0.5", "indian", 2).name == "rule:near_weight=0.5"
+    assert make_agent("rule:near_weight=0.5", make_ruleset("indian", 2)).name == "rule:near_weight=0.5"
     with pytest.raises(AgentError, match=r"unknown agent spec 'nosuch:thing'"):
-        make_agent("nosuch:thing", "indian", 2)
+        make_agent("nosuch:thing", make_ruleset("indian", 2))

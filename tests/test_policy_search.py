@@ -23,6 +23,7 @@ from agents.policy_search import (
     win_share,
 )
 from agents.registry import make_agent
+from rummy_env.ruleset import make_ruleset
 from rummy_env import solver
 from rummy_env.cards import NUM_NATURAL, NUM_TYPES, parse_card, parse_cards, to_counts
 from rummy_env.encoding import (
@@ -33,6 +34,9 @@ from rummy_env.game import DRAW, GameState
 from rummy_env.scenario import make_state
 from rummy_env.vector import VectorGame
 
+BASIC_2P = make_ruleset("basic", 2)
+INDIAN_2P = make_ruleset("indian", 2)
+
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ("indian", "basic", "romi")
 _POLICIES: dict = {}
@@ -41,7 +45,7 @@ _POLICIES: dict = {}
 def policy_of(game: str):
     """The shipped policy of ``game`` and its value scale (loaded once per test session)."""
     if game not in _POLICIES:
-        _POLICIES[game] = load_policy(f"pretrained:{game}", game, 2)
+        _POLICIES[game] = load_policy(f"pretrained:{game}", make_ruleset(game, 2))
     return _POLICIES[game]
 
 
@@ -105,7 +109,7 @@ def test_every_world_shows_our_seat_exactly_the_real_observation(game, seed, mov
     opponent is known to hold (taken from the pile) are in that opponent's hand."""
     state = position(game, seed, moves)
     observation, mask = seat_view(state)
-    engine = PolicySearch(game, 2, policy_of(game)[0], SearchBudget(worlds=3, depth=0))
+    engine = PolicySearch(make_ruleset(game, 2), policy_of(game)[0], SearchBudget(worlds=3, depth=0))
     worlds = engine.worlds(observation, world_seed)
     vector = VectorGame(game, len(worlds), 2, backend="numba")
     copies = [state.rules.decks] * NUM_NATURAL + [state.rules.printed_jokers]
@@ -128,7 +132,7 @@ def test_every_world_shows_our_seat_exactly_the_real_observation(game, seed, mov
 def test_worlds_change_with_the_seed_and_repeat_with_it():
     state = position("indian", 3, 20)
     observation, _ = seat_view(state)
-    engine = PolicySearch("indian", 2, policy_of("indian")[0], SearchBudget(worlds=4, depth=0))
+    engine = PolicySearch(make_ruleset("indian", 2), policy_of("indian")[0], SearchBudget(worlds=4, depth=0))
     first = [w.to_dict() for w in engine.worlds(observation, 1)]
     assert first == [w.to_dict() for w in engine.worlds(observation, 1)]
     assert first != [w.to_dict() for w in engine.worlds(observation, 2)]
@@ -143,7 +147,7 @@ def test_rollouts_play_each_start_as_the_reference_engine_does(game):
     """play(): our points after the first action, then the policy greedy in every seat, as the
     Python engine plays it move by move (G9 cut-offs and G8 stalemates count 0)."""
     net, _ = policy_of(game)
-    engine = PolicySearch(game, 2, net, SearchBudget(worlds=1, depth=0))
+    engine = PolicySearch(make_ruleset(game, 2), net, SearchBudget(worlds=1, depth=0))
     moves = action_layout(game).moves
     starts, firsts, expected = [], [], []
     for seed in range(4):
@@ -169,8 +173,8 @@ def test_rollouts_with_an_opponent_play_its_moves_in_its_seats(game):
     the other seat plays as the rule agent, as the Python engine plays it move by move; a win adds
     ``win_points`` to our points and a loss takes them away (the trainer's zero-sum win bonus)."""
     net, _ = policy_of(game)
-    engine = PolicySearch(game, 2, net, SearchBudget(worlds=1, depth=0), win_points=7.0)
-    rule = make_agent("rule", game, 2)
+    engine = PolicySearch(make_ruleset(game, 2), net, SearchBudget(worlds=1, depth=0), win_points=7.0)
+    rule = make_agent("rule", make_ruleset(game, 2))
     moves = action_layout(game).moves
     starts, firsts, seats, actors, expected = [], [], [], [], []
     for seed in range(4):
@@ -229,7 +233,7 @@ def test_a_rollout_cut_at_depth_is_valued_at_the_start_of_our_turn(game):
     turn_at_cut = {}
     for depth in (1, 3):
         points = RecordingPoints()
-        engine = PolicySearch(game, 2, net, SearchBudget(worlds=4, depth=depth), points)
+        engine = PolicySearch(make_ruleset(game, 2), net, SearchBudget(worlds=4, depth=depth), points)
         state = position(game, 11, 4)
         observation, mask = seat_view(state)
         worlds = engine.worlds(observation, 0)
@@ -245,7 +249,7 @@ def test_a_rollout_cut_at_depth_is_valued_at_the_start_of_our_turn(game):
 
 def test_depth_needs_a_value_scale():
     with pytest.raises(AgentError, match="depth=2"):
-        PolicySearch("indian", 2, policy_of("indian")[0], SearchBudget(depth=2), points_from_value=None)
+        PolicySearch(make_ruleset("indian", 2), policy_of("indian")[0], SearchBudget(depth=2), points_from_value=None)
 
 
 def test_points_from_value_undo_the_trainers_scale_and_shaping():
@@ -290,8 +294,8 @@ def test_I5_the_search_finds_the_declaration_a_weak_policy_ranks_second():
     assert mask[declare] and mask[plain]
     weights = np.full(len(mask), 0.2 / (mask.sum() - 2))
     weights[plain], weights[declare] = 0.5, 0.3
-    agent = PolicySearchAgent("indian", 2, FixedPreferences(weights), SearchBudget(worlds=6, candidates=2, depth=0),
-                              seed=4)
+    budget = SearchBudget(worlds=6, candidates=2, depth=0)
+    agent = PolicySearchAgent(INDIAN_2P, FixedPreferences(weights), budget, seed=4)
     result = agent.search_batch(observation[None], mask[None])
     assert result.searched[0] and result.candidates[0].tolist() == [plain, declare]
     assert result.policy_actions[0] == plain and result.actions[0] == declare
@@ -311,7 +315,7 @@ def test_the_z_guard_keeps_the_policys_choice_unless_the_gain_is_clear():
     weights[DISCARD_BASE + parse_card("2d")], weights[INDIAN_DECLARE_BASE + parse_card("2d")] = 0.5, 0.3
     policy = FixedPreferences(weights)
     for z, declares in ((0.0, True), (3.0, True), (1e9, False)):
-        agent = PolicySearchAgent("indian", 2, policy, SearchBudget(worlds=6, candidates=2, depth=0, z=z), seed=4)
+        agent = PolicySearchAgent(INDIAN_2P, policy, SearchBudget(worlds=6, candidates=2, depth=0, z=z), seed=4)
         result = agent.search_batch(observation[None], mask[None])
         gain = result.values[0, 1] - result.values[0, 0]
         assert gain > z * result.errors[0, 1] or not declares
@@ -337,7 +341,8 @@ def searched_positions(game: str, count: int) -> tuple[np.ndarray, np.ndarray]:
 def test_search_results_are_legal_and_well_formed(game):
     observations, masks = searched_positions(game, 6)
     net, points = policy_of(game)
-    agent = PolicySearchAgent(game, 2, net, SearchBudget(worlds=2, candidates=3, confidence=1.0, depth=2), points)
+    budget = SearchBudget(worlds=2, candidates=3, confidence=1.0, depth=2)
+    agent = PolicySearchAgent(make_ruleset(game, 2), net, budget, points)
     result = agent.search_batch(observations, masks)
     assert result.searched.sum() >= 3
     probabilities = np.where(masks != 0, net(observations, masks)[0], -1)
@@ -360,7 +365,7 @@ def test_a_confident_policy_or_a_single_legal_move_is_not_searched():
     net, _ = policy_of("indian")
     top = np.where(masks != 0, net(observations, masks)[0], 0).max(axis=1)
     threshold = float(np.median(top))
-    agent = PolicySearchAgent("indian", 2, net, SearchBudget(worlds=2, depth=0, confidence=threshold))
+    agent = PolicySearchAgent(make_ruleset("indian", 2), net, SearchBudget(worlds=2, depth=0, confidence=threshold))
     result = agent.search_batch(observations, masks)
     assert result.searched.tolist() == (top < threshold).tolist()
     assert (result.actions[~result.searched] == result.policy_actions[~result.searched]).all()
@@ -389,7 +394,7 @@ def test_hidden_cards_do_not_change_the_choice():
     assert other.hands != state.hands and np.array_equal(seat_view(other)[0], seat_view(state)[0])
     results = []
     for real in (state, other):
-        agent = PolicySearchAgent("indian", 2, net, SearchBudget(worlds=4, confidence=1.0, depth=2), points, seed=9)
+        agent = PolicySearchAgent(INDIAN_2P, net, SearchBudget(worlds=4, confidence=1.0, depth=2), points, seed=9)
         observation, mask = seat_view(real)
         results.append(agent.search_batch(observation[None], mask[None]))
     assert results[0].searched[0] and same_result(*results)
@@ -399,17 +404,17 @@ def test_rows_are_searched_as_if_alone_and_the_same_seed_gives_the_same_choices(
     observations, masks = searched_positions("indian", 5)
     net, points = policy_of("indian")
     budget = SearchBudget(worlds=3, confidence=1.0, depth=2)
-    agent = PolicySearchAgent("indian", 2, net, budget, points, seed=1)
+    agent = PolicySearchAgent(make_ruleset("indian", 2), net, budget, points, seed=1)
     together = agent.search_batch(observations, masks)
     alone = [agent.search_batch(observations[r:r + 1], masks[r:r + 1]) for r in range(len(masks))]
     for r, one in enumerate(alone):
         assert np.array_equal(together.values[r], one.values[0], equal_nan=True)
         assert together.actions[r] == one.actions[0]
-    again = PolicySearchAgent("indian", 2, net, budget, points, seed=5)
+    again = PolicySearchAgent(make_ruleset("indian", 2), net, budget, points, seed=5)
     again.reset(seed=1)
     assert same_result(again.search_batch(observations, masks), together)
     assert agent.act(observations[0], masks[0]) == together.actions[0]
-    other_seed = PolicySearchAgent("indian", 2, net, budget, points, seed=2).search_batch(observations, masks)
+    other_seed = PolicySearchAgent(INDIAN_2P, net, budget, points, seed=2).search_batch(observations, masks)
     assert not np.array_equal(other_seed.values, together.values, equal_nan=True)
 
 
@@ -420,8 +425,9 @@ def test_the_numba_search_is_the_python_reference_search(game, depth):
     net, points = policy_of(game)
     budget = SearchBudget(worlds=2, confidence=1.0, depth=depth)
     seeds = [3, 4, 5]
-    fast = PolicySearch(game, 2, net, budget, points).search(observations, masks, seeds)
-    reference = PolicySearch(game, 2, net, budget, points, backend="python").search(observations, masks, seeds)
+    rules = make_ruleset(game, 2)
+    fast = PolicySearch(rules, net, budget, points).search(observations, masks, seeds)
+    reference = PolicySearch(rules, net, budget, points, backend="python").search(observations, masks, seeds)
     assert fast.searched.any() and same_result(fast, reference)
 
 
@@ -429,18 +435,18 @@ def test_the_numba_search_is_the_python_reference_search(game, depth):
 
 
 def test_the_spec_builds_the_agent_with_its_budget():
-    agent = make_agent("search:policy=pretrained:basic,worlds=5,candidates=4,depth=3,confidence=0.8,z=1.5",
-                       "basic", 2, seed=3)
+    spec = "search:policy=pretrained:basic,worlds=5,candidates=4,depth=3,confidence=0.8,z=1.5"
+    agent = make_agent(spec, BASIC_2P, seed=3)
     assert isinstance(agent, PolicySearchAgent) and plays_many_hands(agent)
     assert agent.engine.budget == SearchBudget(worlds=5, candidates=4, depth=3, confidence=0.8, z=1.5)
-    assert make_agent("search:policy=pretrained:basic", "basic", 2).engine.budget == SearchBudget()
+    assert make_agent("search:policy=pretrained:basic", make_ruleset("basic", 2)).engine.budget == SearchBudget()
     assert agent.engine.points_from_value.reward_scale == 0.01 and agent.engine.points_from_value.shaping_coef == 1.0
     assert agent.name.startswith("search:policy=pretrained:basic")
-    assert type(make_agent("search:worlds=2", "basic", 2)).__name__ == "SearchAgent"  # the rule-agent search
+    assert type(make_agent("search:worlds=2", BASIC_2P)).__name__ == "SearchAgent"  # the rule-agent search
     # the rollouts count what the policy was trained to win: its win bonus in points, unless told
     assert agent.engine.win_points == pytest.approx(agent.engine.points_from_value.win_points)
-    assert make_agent("search:policy=pretrained:basic,win_points=0", "basic", 2).engine.win_points == 0.0
-    assert make_agent("search:policy=pretrained:basic,win_points=30", "basic", 2).engine.win_points == 30.0
+    assert make_agent("search:policy=pretrained:basic,win_points=0", make_ruleset("basic", 2)).engine.win_points == 0.0
+    assert make_agent("search:policy=pretrained:basic,win_points=30", BASIC_2P).engine.win_points == 30.0
     assert parse_spec("search:policy=onnx:a/b.onnx,worlds=3") == ("onnx:a/b.onnx", {"worlds": 3})
 
 
@@ -469,7 +475,7 @@ def test_the_spec_builds_the_agent_with_its_budget():
 ])
 def test_bad_search_specs_are_errors_naming_what_is_wrong(spec, game, players, message):
     with pytest.raises(AgentError, match=None) as caught:
-        make_agent(spec, game, players)
+        make_agent(spec, make_ruleset(game, players))
     assert message in str(caught.value) and spec in str(caught.value)
 
 
@@ -483,7 +489,7 @@ def test_a_ppo_checkpoint_searches_with_its_value_scale(tmp_path):
     model = MaskedActorCritic(observation_size("indian", 2), num_actions("indian"), hidden=(32,))
     path = save_checkpoint(tmp_path / "tiny.pt", model, "indian", 2,
                            config={"reward_scale": 0.02, "shaping": True, "shaping_coef": 0.5})
-    agent = make_agent(f"search:policy=ppo:{path},worlds=2,depth=1,confidence=1", "indian", 2)
+    agent = make_agent(f"search:policy=ppo:{path},worlds=2,depth=1,confidence=1", make_ruleset("indian", 2))
     observations, masks = searched_positions("indian", 3)
     probabilities, values = agent.engine.policy(observations, masks)
     with torch.no_grad():
@@ -495,14 +501,16 @@ def test_a_ppo_checkpoint_searches_with_its_value_scale(tmp_path):
     basic = save_checkpoint(tmp_path / "basic.pt", MaskedActorCritic(observation_size("basic", 2),
                                                                       num_actions("basic")), "basic", 2)
     with pytest.raises(AgentError, match="trained for 'basic'"):
-        make_agent(f"search:policy=ppo:{basic}", "indian", 2)
+        make_agent(f"search:policy=ppo:{basic}", make_ruleset("indian", 2))
 
 
 def test_an_onnx_policy_searches_without_importing_torch():
     code = ("import sys, numpy as np\n"
             "from agents.registry import make_agent\n"
+            "from rummy_env.ruleset import make_ruleset\n"
             "from rummy_env.vector import VectorGame\n"
-            "agent = make_agent('search:policy=pretrained:romi,worlds=2,depth=1,confidence=1', 'romi', 2)\n"
+            "rules = make_ruleset('romi', 2)\n"
+            "agent = make_agent('search:policy=pretrained:romi,worlds=2,depth=1,confidence=1', rules)\n"
             "v = VectorGame('romi', 4, 2, seed=1); v.reset(seed=1)\n"
             "actions = agent.act_batch(v.observations, v.action_masks)\n"
             "assert all(v.action_masks[r, a] for r, a in enumerate(actions))\n"
@@ -526,8 +534,8 @@ def test_a_batch_searched_in_groups_finds_what_one_group_finds(monkeypatch):
     observations, masks = searched_positions("basic", 4)
     net, points = policy_of("basic")
     budget = SearchBudget(worlds=3, confidence=1.0, depth=1)
-    whole = PolicySearch("basic", 2, net, budget, points).search(observations, masks, [1, 2, 3, 4])
+    whole = PolicySearch(make_ruleset("basic", 2), net, budget, points).search(observations, masks, [1, 2, 3, 4])
     monkeypatch.setattr(policy_search, "MAX_ROLLOUTS", 7)
-    engine = PolicySearch("basic", 2, net, budget, points)
+    engine = PolicySearch(make_ruleset("basic", 2), net, budget, points)
     assert len(engine._groups(list(range(4)), whole.candidates)) == 4
     assert same_result(engine.search(observations, masks, [1, 2, 3, 4]), whole)

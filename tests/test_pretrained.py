@@ -17,7 +17,7 @@ from agents.base import AgentError
 from agents.onnx_agent import OnnxAgent
 from agents.registry import make_agent
 from rummy_env.games import game_spec
-from rummy_env.ruleset import GAMES
+from rummy_env.ruleset import GAMES, make_ruleset
 
 torch = pytest.importorskip("torch")
 
@@ -28,13 +28,14 @@ from rummy_env.encoding import num_actions, observation_size  # noqa: E402
 SHIPPED = pretrained.PRETRAINED_DIR
 
 
-def make_run(folder: Path, game: str, players: int, seed: int = 0) -> Path:
-    """A run folder with a small untrained policy as its best.pt and the trainer's results.json."""
+def make_run(folder: Path, game: str, players: int, seed: int = 0, config: dict | None = None) -> Path:
+    """A run folder with a small untrained policy as its best.pt (trained, it says, with ``config``)
+    and the trainer's results.json."""
     torch.manual_seed(seed)
     model = MaskedActorCritic(observation_size(game, players), num_actions(game), hidden=[16])
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.json").write_text(json.dumps({"cpu_seconds_main_process": 7.5, "wall_seconds": 9.0}))
-    return save_checkpoint(folder / "best.pt", model, game, players, {"num_players": players})
+    return save_checkpoint(folder / "best.pt", model, game, players, config or {"num_players": players})
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +109,7 @@ def test_shipping_over_a_policy_plays_the_one_it_replaces_and_names_it(tmp_path)
 
 def test_pretrained_picks_the_policy_of_the_table_s_player_count(installed):
     for players in (2, 4):
-        agent = make_agent("pretrained:indian", "indian", players)
+        agent = make_agent("pretrained:indian", make_ruleset("indian", players))
         assert isinstance(agent, OnnxAgent) and agent.num_players == players
         assert agent.policy.path == installed / f"indian-{players}p.onnx"
     assert pretrained.shipped_counts("indian") == [2, 4] and pretrained.shipped() == ["indian"]
@@ -119,7 +120,7 @@ def test_pretrained_picks_the_policy_of_the_table_s_player_count(installed):
 @pytest.mark.parametrize("players", [3, 5, 6])
 def test_a_count_with_no_policy_is_refused_naming_the_counts_there_are(installed, players):
     with pytest.raises(AgentError) as refused:
-        make_agent("pretrained:indian", "indian", players)
+        make_agent("pretrained:indian", make_ruleset("indian", players))
     message = str(refused.value)
     assert f"no policy for 'indian' at a table of {players}" in message
     assert "shipped for 2 players and 4 players only" in message
@@ -129,11 +130,11 @@ def test_a_count_with_no_policy_is_refused_naming_the_counts_there_are(installed
 def test_a_game_with_no_policy_at_all_says_so(installed):
     with pytest.raises(AgentError, match=r"pretrained:romi: no policy for 'romi' at a table of 2 .*none is shipped "
                                          r"for any table size yet.*python -m agents.pretrained.ship"):
-        make_agent("pretrained:romi", "romi", 2)
+        make_agent("pretrained:romi", make_ruleset("romi", 2))
     with pytest.raises(AgentError, match="expected pretrained:GAME"):
-        make_agent("pretrained:chess", "basic", 2)
+        make_agent("pretrained:chess", make_ruleset("basic", 2))
     with pytest.raises(AgentError, match="pretrained:indian plays 'indian', not 'basic'"):
-        make_agent("pretrained:indian", "basic", 2)
+        make_agent("pretrained:indian", make_ruleset("basic", 2))
     with pytest.raises(AgentError, match="no policy for 'indian' at a table of 3"):
         pretrained.model_card("indian", 3)
 
@@ -146,7 +147,7 @@ def test_a_policy_filed_under_the_wrong_count_is_refused_naming_the_file_and_bot
         shutil.copyfile(installed / f"indian-2p{suffix}", wrong / f"indian-3p{suffix}")
     monkeypatch.setattr(pretrained, "PRETRAINED_DIR", wrong)
     with pytest.raises(AgentError) as refused:
-        make_agent("pretrained:indian", "indian", 3)
+        make_agent("pretrained:indian", make_ruleset("indian", 3))
     assert str(refused.value) == (f"pretrained:indian policy {str(wrong / 'indian-3p.onnx')!r} was exported for "
                                   "'indian' with 2 players, not 'indian' with 3 players")
 
@@ -159,10 +160,10 @@ def test_files_under_the_game_s_bare_name_are_still_read_for_their_own_count(ins
         shutil.copyfile(installed / f"indian-2p{suffix}", old / f"indian{suffix}")
     monkeypatch.setattr(pretrained, "PRETRAINED_DIR", old)
     assert pretrained.shipped_counts("indian") == [2] and pretrained.model_path("indian", 2) == old / "indian.onnx"
-    assert make_agent("pretrained:indian", "indian", 2).policy.path == old / "indian.onnx"
+    assert make_agent("pretrained:indian", make_ruleset("indian", 2)).policy.path == old / "indian.onnx"
     assert pretrained.model_card("indian", 2)["num_players"] == 2
     with pytest.raises(AgentError, match="shipped for 2 players only"):
-        make_agent("pretrained:indian", "indian", 4)
+        make_agent("pretrained:indian", make_ruleset("indian", 4))
     for suffix in (".onnx", ".json"):  # a per-count file, when there is one, wins over the bare name
         shutil.copyfile(installed / f"indian-2p{suffix}", old / f"indian-2p{suffix}")
     assert pretrained.model_path("indian", 2) == old / "indian-2p.onnx"
@@ -227,10 +228,10 @@ def test_every_shipped_policy_is_named_for_its_count_and_its_card_agrees(game, m
         card = pretrained.model_card(game, players)
         assert (card["game"], card["num_players"]) == (game, players)
         assert json.loads(path.with_suffix(".json").read_text())["num_players"] == players
-        assert make_agent(f"pretrained:{game}", game, players).num_players == players
+        assert make_agent(f"pretrained:{game}", make_ruleset(game, players)).num_players == players
     for players in set(game_spec(game).player_counts) - set(counts):
         with pytest.raises(AgentError, match=f"at a table of {players}"):
-            make_agent(f"pretrained:{game}", game, players)
+            make_agent(f"pretrained:{game}", make_ruleset(game, players))
 
 
 @pytest.mark.parametrize("argv, message", [(["--hands", "0"], "--hands and --workers must be at least 1"),
@@ -263,6 +264,18 @@ def test_recard_plays_the_installed_policy_on_the_panel_again_and_keeps_the_rest
     assert model.read_bytes() == before
     assert {k: v for k, v in card.items() if k not in ("arena", "summary", "panel_played", "replaces")} == {
         k: v for k, v in metadata["model_card"].items() if k not in ("arena", "summary")}
+
+
+def test_the_card_names_the_recipe_the_run_resolves_from(tmp_path):
+    from agents.training.config import CONFIGS, load_yaml, make_config, to_dict
+
+    settings = to_dict(make_config(load_yaml(CONFIGS / "romi-2p.yaml"))) | {"num_workers": 7, "run_dir": "runs/x"}
+    _, card_file = ship(make_run(tmp_path / "run", "romi", 2, seed=3, config=settings), hands=2, seed=4,
+                        dest=tmp_path / "dest", search_hands=0)
+    assert json.loads(card_file.read_text())["model_card"]["recipe"] == "configs/romi-2p.yaml"
+    _, card_file = ship(make_run(tmp_path / "own", "romi", 2, seed=3, config=settings | {"learning_rate": 0.123}),
+                        hands=2, seed=4, dest=tmp_path / "dest2", search_hands=0)
+    assert json.loads(card_file.read_text())["model_card"]["recipe"] is None
 
 
 def test_recard_of_a_file_without_a_card_names_it(tmp_path):

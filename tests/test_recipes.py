@@ -9,11 +9,10 @@ import pytest
 import yaml
 
 from agents.training.cli import main as cli_main
-from agents.training.config import CONFIGS, ConfigError, TrainConfig, find_recipe, load_yaml, make_config, to_dict
+from agents.training.config import (CONFIGS, MACHINE_SETTINGS, ConfigError, TrainConfig, find_recipe, load_yaml,
+                                    make_config, recipe_of, to_dict)
 
 CARDS = sorted((Path(__file__).parent.parent / "agents" / "pretrained").glob("*.json"))
-MACHINE = {"run_dir", "num_workers", "device", "torch_threads", "learner_threads", "progress"}
-"""Settings of the machine a run used, not of its recipe."""
 
 
 def card_of(path: Path) -> dict:
@@ -26,9 +25,16 @@ def test_every_card_names_a_recipe_that_resolves_to_its_settings(card_path):
     assert card["recipe"] == f"configs/{card_path.stem}.yaml"
     recipe = CONFIGS.parent / card["recipe"]
     resolved = to_dict(make_config(load_yaml(recipe), recipe.name))
-    recorded = {k: v for k, v in card["trainer_config"].items() if k not in MACHINE}
+    recorded = {k: v for k, v in card["trainer_config"].items() if k not in MACHINE_SETTINGS}
     differing = {k: (v, resolved.get(k, "not a setting")) for k, v in recorded.items() if resolved.get(k) != v}
     assert not differing, f"{card['recipe']}: card value, recipe value: {differing}"
+
+
+@pytest.mark.parametrize("card_path", CARDS, ids=lambda p: p.stem)
+def test_a_cards_settings_lead_back_to_its_recipe_as_ship_finds_it(card_path):
+    card = card_of(card_path)
+    assert str(recipe_of(card["trainer_config"]).relative_to(CONFIGS.parent)) == card["recipe"]
+    assert recipe_of(card["trainer_config"] | {"learning_rate": 0.123}) is None  # a run with a setting of its own
 
 
 def test_configs_hold_one_recipe_per_shipped_policy_and_the_default_run():

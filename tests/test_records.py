@@ -9,6 +9,9 @@ import io
 import json
 import random
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -224,6 +227,17 @@ def test_a_record_with_a_bad_field_is_refused_naming_the_field(change, message):
         replay(missing)
 
 
+def test_show_into_a_reader_that_stops_early_exits_quietly(tmp_path):
+    """``show FILE | head``: a reader that leaves before the hand is printed (here one that reads
+    nothing) ends the command with status 0 and no BrokenPipeError."""
+    path = tmp_path / "hands.jsonl"
+    write_records(path, [record_of_state(random_hand("romi", 3, 1), ["random", "rule", "random"])])
+    command = f"{sys.executable} -m rummy_env.records show {path} | true; echo status ${{PIPESTATUS[0]}}"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).parent.parent)
+    assert done.stdout == "status 0\n" and done.stderr == "", done.stderr
+
+
 def test_show_prints_a_hand_move_by_move_with_every_hand_face_up(tmp_path, capsys):
     hands = [record_of_state(random_hand("romi", 3, seed), ["random", "rule", "random"]) for seed in (1, 2)]
     path = tmp_path / "hands.jsonl"
@@ -328,7 +342,7 @@ def test_the_terminal_game_record_flag(tmp_path):
 
 def test_a_record_of_a_person_and_agents_names_each_seat():
     rules = make_ruleset("romi", 3)
-    agents = [make_agent("random", "romi", 3, seed=s) for s in (1, 2)]
+    agents = [make_agent("random", make_ruleset("romi", 3), seed=s) for s in (1, 2)]
     session = PlaySession(rules, agents, Console(file=io.StringIO()), lambda prompt: None, seat=1,
                           names=["random", "random#2"])
     assert session.players == ["random#2", "human", "random"]  # the opponents sit in seat order after yours

@@ -17,6 +17,7 @@ import pytest
 
 from agents.base import AgentError
 from agents.rule_agent import RuleAgent
+from rummy_env.ruleset import make_ruleset
 from rummy_env import solver
 from rummy_env.cards import parse_card
 from rummy_env.game import MELD, PLACE
@@ -33,7 +34,7 @@ CASES = {
 def recorded(case: str):
     data = np.load(DATA / f"rule_positions_{case}.npz")
     game, options = CASES[case]
-    agent = RuleAgent(game, 2, options=options)
+    agent = RuleAgent(make_ruleset(game, 2, **options))
     observations = data["observations"]
     assert observations.shape[1] == agent.reader.size, (
         f"{case}: recorded observations have {observations.shape[1]} entries, the {game!r} layout now "
@@ -102,7 +103,7 @@ def test_indian_act_batch_matches_act_in_live_play(players, options):
     from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
     from rummy_env.game import GameState
 
-    agent = RuleAgent("indian", players, options=options)
+    agent = RuleAgent(make_ruleset("indian", players, **options))
     moves = action_layout("indian").moves
     decisions = 0
     hand = 0
@@ -140,7 +141,7 @@ def test_table_act_batch_matches_act_in_live_play(game, players, weights):
     from rummy_env.encoding import ObservationEncoder, action_layout, action_mask
     from rummy_env.game import GameState
 
-    agent = RuleAgent(game, players, **weights)
+    agent = RuleAgent(make_ruleset(game, players), **weights)
     moves = action_layout(game).moves
     rng = np.random.default_rng(players)
     first_play = action_layout(game).kind_base[MELD]
@@ -184,7 +185,7 @@ def test_table_kernel_swaps_a_joker_only_for_less_deadwood():
     mask = action_mask(state)[None]
     swap = layout.kind_base[PLACE] + parse_card("5s")  # 5s onto table meld 0, where the joker stands for it
     assert mask[0, swap], "the swap must be legal in this position"
-    agent = RuleAgent("romi", 2)
+    agent = RuleAgent(make_ruleset("romi", 2))
     discard_5s = layout.moves.index((DISCARD, parse_card("5s"), 0))
     assert agent.act(observation[0], mask[0]) == discard_5s
     assert int(agent.act_batch(observation, mask)[0]) == discard_5s

@@ -17,6 +17,7 @@ from agents.arena import ArenaConfig, run_arena  # noqa: E402
 from agents.base import AgentError  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.sb3_agent import Sb3Agent  # noqa: E402
+from rummy_env.ruleset import make_ruleset
 from rummy_env import make_single_agent  # noqa: E402
 
 
@@ -39,7 +40,7 @@ def test_sb3_model_plays_in_the_arena(indian_zip):
 
 
 def test_sb3_agent_chooses_only_legal_actions(indian_zip):
-    agent = make_agent(f"sb3:{indian_zip}", "indian", 2)
+    agent = make_agent(f"sb3:{indian_zip}", make_ruleset("indian", 2))
     assert isinstance(agent, Sb3Agent) and agent.name == f"sb3:{indian_zip}"
     env = make_single_agent("indian", seat=0)
     observation, info = env.reset(seed=3)
@@ -57,24 +58,24 @@ def test_sb3_agent_chooses_only_legal_actions(indian_zip):
 def test_sb3_zip_for_another_game_or_player_count_is_refused(indian_zip):
     with pytest.raises(AgentError,
                        match=r"indian_ppo.zip.*'basic' with 2 players needs.*it fits 'indian' with 2 players"):
-        make_agent(f"sb3:{indian_zip}", "basic", 2)
+        make_agent(f"sb3:{indian_zip}", make_ruleset("basic", 2))
     with pytest.raises(AgentError, match=r"indian_ppo.zip.*'indian' with 3 players needs.*it fits 'indian' with 2"):
-        make_agent(f"sb3:{indian_zip}", "indian", 3)
+        make_agent(f"sb3:{indian_zip}", make_ruleset("indian", 3))
 
 
 def test_missing_or_damaged_zip_is_an_error_naming_it(tmp_path, indian_zip):
     with pytest.raises(AgentError, match="nowhere.zip.*no such file"):
-        make_agent(f"sb3:{tmp_path / 'nowhere.zip'}", "indian", 2)
+        make_agent(f"sb3:{tmp_path / 'nowhere.zip'}", make_ruleset("indian", 2))
     text = tmp_path / "notes.zip"
     text.write_text("not a zip")
     with pytest.raises(AgentError, match="notes.zip.*not a zip file"):
-        make_agent(f"sb3:{text}", "indian", 2)
+        make_agent(f"sb3:{text}", make_ruleset("indian", 2))
     damaged = tmp_path / "damaged.zip"
     with zipfile.ZipFile(indian_zip) as source, zipfile.ZipFile(damaged, "w") as target:
         for item in source.infolist():
             if item.filename != "data":  # the model description SB3 needs to rebuild it
                 target.writestr(item, source.read(item))
     with pytest.raises(AgentError, match="damaged.zip.*not a loadable MaskablePPO model"):
-        make_agent(f"sb3:{damaged}", "indian", 2)
+        make_agent(f"sb3:{damaged}", make_ruleset("indian", 2))
     with pytest.raises(AgentError, match="expected sb3:PATH.zip"):
-        make_agent("sb3:", "indian", 2)
+        make_agent("sb3:", make_ruleset("indian", 2))

@@ -22,7 +22,7 @@ from agents.training.ppo import advantages, masked_entropy, ppo_loss
 from agents.training.rollout import Collector
 from agents.training.trainer import train
 from rummy_env.encoding import observation_layout
-from rummy_env.ruleset import GAMES
+from rummy_env.ruleset import GAMES, make_ruleset
 from rummy_env.shaping import Potential
 from rummy_env.vector import VectorGame
 
@@ -105,14 +105,15 @@ def test_sampled_actions_follow_the_probabilities():
 
 def _collector(game: str, players: int = 2, shaping: bool = True, gamma: float = 1.0, seed: int = 3,
                network: str = "card", backend: str = "python", **rule_options) -> Collector:
-    kind = {"kind": "card", "channels": 8, "global_size": 16} if network == "card" else {"kind": "mlp", "hidden": [32]}
+    card = {"kind": "card", "channels": 8, "global_size": 16, "layout": 2}
+    kind = card if network == "card" else {"kind": "mlp", "hidden": [32]}
     torch.manual_seed(0)
     model = build_network(game, players, kind).eval()
     collector = Collector(game, players, 8, seed, model, reward_scale=0.01, gamma=gamma, shaping=shaping,
                           shaping_coef=1.0, backend=backend, **rule_options)
     from agents.registry import make_agent
 
-    collector.set_pool(["self", "random"], [0.5, 0.5], {"random": make_agent("random", game, players)})
+    collector.set_pool(["self", "random"], [0.5, 0.5], {"random": make_agent("random", make_ruleset(game, players))})
     return collector
 
 
@@ -196,7 +197,7 @@ def test_cloning_fits_a_planted_teacher(tmp_path, monkeypatch):
     config = make_config({"run_dir": str(tmp_path), "bc_decisions": 3000, "bc_epochs": 12, "num_workers": 0,
                           "num_envs": 16, "progress": False})
     run = trainer_module.Run(config, tmp_path)
-    workers = _local_workers(monkeypatch, config, HighestLegal("indian", 2))
+    workers = _local_workers(monkeypatch, config, HighestLegal(make_ruleset("indian", 2)))
     workers.set_state(run.model.state_dict(), None)
     report = trainer_module.clone_teacher(run, workers, workers, None, _Writer(), lambda *_: None,
                                           trainer_module.progress_factory(False))
@@ -209,7 +210,7 @@ def test_teacher_hands_are_played_to_their_end():
     the hand's result (its value target is a true return, nothing to bootstrap)."""
     collector = _collector("indian", max_turns=60)
     for target in (50, 333):
-        data = collector.collect(target, HighestLegal("indian", 2))
+        data = collector.collect(target, HighestLegal(make_ruleset("indian", 2)))
         assert len(data) >= target
         ends = np.flatnonzero(data.next_index < 0)
         assert data.done[ends].all(), f"{(~data.done[ends]).sum()} chains cut"
@@ -236,7 +237,7 @@ def test_teacher_is_asked_only_for_recorded_decisions(backend):
     from agents.registry import make_agent
 
     collector = _collector("indian", backend=backend)
-    teacher = CountingTeacher(make_agent("rule", "indian", 2))  # hands of different lengths
+    teacher = CountingTeacher(make_agent("rule", make_ruleset("indian", 2)))  # hands of different lengths
     for target in (50, 400, 400):
         teacher.asked = 0
         data = collector.collect(target, teacher)
@@ -474,7 +475,7 @@ def test_a_run_plays_the_shipped_policy_it_started_with(tmp_path, monkeypatch):
     shutil.copyfile(installed.with_suffix(".json"), reshipped / "indian-2p.json")
     monkeypatch.setattr(pretrained, "PRETRAINED_DIR", reshipped)
     with pytest.raises(AgentError):
-        make_agent("pretrained:indian", "indian", 2)  # what the package would play now
+        make_agent("pretrained:indian", make_ruleset("indian", 2))  # what the package would play now
 
     resumed = trainer_module.Run(config, tmp_path / "run")
     assert resumed.stand_ins == run.stand_ins and copy.read_bytes() == installed.read_bytes()
@@ -617,7 +618,7 @@ def test_short_run_writes_logs_checkpoints_and_curves(game, players, tmp_path):
     assert (tmp_path / "again.png").stat().st_size > 10_000
     from agents.registry import make_agent
 
-    agent = make_agent(f"ppo:{run_dir / 'best.pt'}", game, players)  # the arena's spec
+    agent = make_agent(f"ppo:{run_dir / 'best.pt'}", make_ruleset(game, players))  # the arena's spec
     assert agent.name.startswith("ppo:")
 
 
@@ -811,7 +812,7 @@ def test_resume_from_a_corrupt_checkpoint_names_it(tmp_path, capsys):
 def test_checkpoint_with_nan_weights_is_refused(tmp_path):
     from agents.policy import save_checkpoint
 
-    model = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16})
+    model = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16, "layout": 2})
     with torch.no_grad():
         next(model.parameters()).fill_(float("nan"))
     path = save_checkpoint(tmp_path / "nan.pt", model, "indian", 2)
@@ -888,7 +889,7 @@ def test_the_win_bonus_goes_to_the_winner_and_costs_the_others():
     def collect(bonus):
         collector = _collector("indian", players=3, shaping=False)
         collector.win_bonus = bonus
-        return collector.collect(2000, make_agent("rule", "indian", 3))  # the rule agent in every seat
+        return collector.collect(2000, make_agent("rule", make_ruleset("indian", 3)))  # the rule agent in every seat
 
     plain, bonused = collect(0.0), collect(0.3)
     np.testing.assert_array_equal(plain.actions, bonused.actions)

@@ -74,7 +74,7 @@ def test_the_rule_agent_beats_random_at_it_in_the_arena():
     summary = summarize(config, run_arena(config, progress=False))
     rates = {row["agent"]: row["win_rate"] for row in summary["agents"]}
     assert rates["rule"] > rates["random"]
-    assert make_agent("rule", "basic_seven", 2).solver_game == "basic_seven"
+    assert make_agent("rule", make_ruleset("basic_seven", 2)).solver_game == "basic_seven"
 
 
 def test_the_numba_backend_says_it_has_no_core_for_the_variant():

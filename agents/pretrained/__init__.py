@@ -6,7 +6,7 @@ Each (game, player count) with a shipped policy has an exported ONNX file and it
     agents/pretrained/indian-2p.json   its metadata (agents.export) with the model card under
                                        "model_card": trainer config, CPU time, table results
 
-``pretrained:indian`` at a table of N (``pretrained_agent("indian", "indian", N)``) loads
+``pretrained:indian`` at a table of N (``pretrained_agent("indian", make_ruleset("indian", N))``) loads
 ``indian-Np.onnx`` with no torch import. A count with no policy is an ``AgentError`` naming the
 counts there are and how to make one: ``python -m agents.pretrained.ship runs/NAME/best.pt``
 exports a trainer run's best checkpoint here and writes its card (``agents.pretrained.ship``).
@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 from rummy_env.games import game_spec, is_game
-from rummy_env.ruleset import GAMES
+from rummy_env.ruleset import GAMES, RuleSet
 
 from ..base import AgentError
 
@@ -119,8 +119,9 @@ def _check_count(game: str, num_players: int) -> None:
                      f"python -m agents.pretrained.ship runs/NAME/best.pt")
 
 
-def pretrained_agent(name: str, game: str, num_players: int, greedy: bool = True, seed: int | None = 0):
-    """The shipped policy of game ``name`` for a table of ``num_players`` as an agent of ``game`` (onnxruntime only)."""
+def pretrained_agent(name: str, rules: RuleSet, greedy: bool = True, seed: int | None = 0):
+    """The shipped policy of game ``name`` as an agent at the table ``rules`` (onnxruntime only)."""
+    game, num_players = rules.game, rules.num_players
     _check_name(name)
     if name != game:
         raise AgentError(f"pretrained:{name} plays {name!r}, not {game!r}: use pretrained:{game}")
@@ -128,4 +129,4 @@ def pretrained_agent(name: str, game: str, num_players: int, greedy: bool = True
     from ..onnx_agent import OnnxAgent, OnnxPolicy
 
     policy = OnnxPolicy(model_path(game, num_players), game, num_players, what=f"pretrained:{name} policy")
-    return OnnxAgent(policy, greedy, seed)
+    return OnnxAgent(policy, rules, greedy, seed)

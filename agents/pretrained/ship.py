@@ -154,6 +154,7 @@ def ship(checkpoint: str | os.PathLike, hands: int = 2000, workers: int = 1, see
             "shipped": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "network": meta.get("model"),
             "trainer_config": meta.get("config"),
+            "recipe": _recipe_name(meta.get("config") or {}),
             "cpu_time_s": cpu_seconds_used,
             "cpu_time_source": cpu_source,
             "wall_time_s": results_json.get("wall_seconds"),
@@ -197,6 +198,14 @@ def recard(model: str | os.PathLike, hands: int = 2000, workers: int = 1, seed: 
         out.write(json.dumps(metadata, indent=1) + "\n")
     os.replace(out.name, card_file)
     return card_file
+
+
+def _recipe_name(settings: dict) -> str | None:
+    """The card's ``recipe``: the file in ``configs/`` the run's settings resolve from, if any."""
+    from ..training.config import CONFIGS, recipe_of
+
+    recipe = recipe_of(settings)
+    return None if recipe is None else str(recipe.relative_to(CONFIGS.parent))
 
 
 def summary_line(row: dict) -> str:

@@ -184,6 +184,8 @@ TYPES = get_type_hints(TrainConfig, include_extras=False)
 """Field name -> its type (``Literal`` for the fields with choices)."""
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 """The recipes: one YAML file per shipped policy, and the default run's (``configs/``)."""
+MACHINE_SETTINGS = frozenset({"run_dir", "num_workers", "device", "torch_threads", "learner_threads", "progress"})
+"""Settings of the machine a run used, not of its recipe."""
 
 
 def _check_type(name: str, value: Any, where: str) -> Any:
@@ -269,11 +271,12 @@ def validate(config: TrainConfig, source: str = "config") -> TrainConfig:
         if entries.count(spec) > 1:
             raise ConfigError(f"{source}: field 'pool_opponents': {spec!r} is in the pool already")
     opponents = expand(config.eval_opponents, config.game, config.num_players)
+    rules = make_ruleset(config.game, config.num_players)
     for name, specs in (("bc_teacher", [config.bc_teacher]), ("eval_opponents", opponents),
                         ("pool_opponents", config.pool_opponents)):
         for spec in specs:
             try:
-                make_agent(spec, config.game, config.num_players)
+                make_agent(spec, rules)
             except AgentError as error:
                 raise ConfigError(f"{source}: field {name!r}: {error}") from None
     return config
@@ -289,6 +292,17 @@ def find_recipe(name: str | Path) -> Path:
     names = ", ".join(sorted(p.stem for p in CONFIGS.glob("*.yaml")))
     raise ConfigError(f"config {str(name)!r}: no such file, and no recipe of that name in {CONFIGS}: "
                       f"expected a path or one of {names}")
+
+
+def recipe_of(settings: dict) -> Path | None:
+    """The recipe in ``configs/`` that resolves to a run's ``settings`` (machine settings apart; a
+    setting a run predates counts at its default), or None when none does (settings of its own)."""
+    wanted = to_dict(TrainConfig()) | settings
+    for path in sorted(CONFIGS.glob("*.yaml")):
+        resolved = to_dict(make_config(load_yaml(path), f"config file {str(path)!r}"))
+        if all(resolved.get(k) == v for k, v in wanted.items() if k not in MACHINE_SETTINGS):
+            return path
+    return None
 
 
 def load_yaml(path: str | Path) -> dict:

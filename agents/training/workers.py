@@ -31,6 +31,7 @@ import torch
 
 from agents.policy import build_network
 from agents.registry import make_agent
+from rummy_env.ruleset import make_ruleset
 
 from .interrupts import INTERRUPTS
 from .learner import Group, Learner
@@ -99,7 +100,8 @@ class Station(Learner):
     def _agent(self, spec: str, seed: int):
         if spec not in self.agents:  # a shipped policy plays from the run's copy (agents.training.pinned)
             played = self.config.get("stand_ins", {}).get(spec, spec)
-            self.agents[spec] = make_agent(played, self.config["game"], self.config["num_players"], seed=seed)
+            rules = make_ruleset(self.config["game"], self.config["num_players"])
+            self.agents[spec] = make_agent(played, rules, seed=seed)
         return self.agents[spec]
 
     # ------------------------------------------------------------------ collecting

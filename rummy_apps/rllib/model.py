@@ -22,6 +22,7 @@ from torch import nn
 
 from agents.policy import ACTIVATIONS, build_network, save_checkpoint
 from rummy_env.encoding import num_actions, observation_size
+from rummy_env.ruleset import make_ruleset
 
 NETWORK_KEYS = {"mlp": ("hidden", "activation"), "card": ("channels", "global_size", "layout", "rank", "solver_plane")}
 """The model-config keys each network kind takes (``agents.policy.build_network``)."""
@@ -135,7 +136,7 @@ class RuleAgentModule(TorchRLModule, ValueFunctionAPI):
         from agents.rule_agent import RuleAgent
 
         config = dict(self.model_config or {})
-        self.agent = RuleAgent(config["game"], config["num_players"], seed=0, options=config.get("options"))
+        self.agent = RuleAgent(make_ruleset(config["game"], config["num_players"], **(config.get("options") or {})))
         self.unused = nn.Parameter(torch.zeros(1))
 
     def _forward(self, batch, **kwargs):

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from agents.base import Agent, AgentError
 from agents.pretrained import shipped, shipped_for
 from agents.registry import make_agent
+from rummy_env.ruleset import make_ruleset
 
 from .errors import WebError, shown
 
@@ -58,7 +59,7 @@ class AgentSource:
                                 f"{', '.join(offered)} (the server's --opponents adds others)")
         try:
             if not _loads_once(spec):
-                return make_agent(spec, game, num_players, seed=seed, **options)
+                return make_agent(spec, make_ruleset(game, num_players, **options), seed=seed)
             agent = copy.copy(self._loaded(spec, game, num_players, options))
             agent.reset(seed=seed)
             return agent
@@ -72,7 +73,7 @@ class AgentSource:
             loaded = self._loaded_agents.get(key)
             if loaded is None:
                 try:
-                    loaded = make_agent(spec, game, num_players, seed=0, **options)
+                    loaded = make_agent(spec, make_ruleset(game, num_players, **options), seed=0)
                 except AgentError as error:
                     loaded = error
                 self._loaded_agents[key] = loaded

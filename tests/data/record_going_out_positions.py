@@ -25,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents.registry import make_agent  # noqa: E402
+from rummy_env.ruleset import make_ruleset
 from rummy_env.encoding import ROMI_TAKE_CUT_ACTION, move_ids  # noqa: E402
 from rummy_env.game import GameState  # noqa: E402
 from rummy_env.vector import VectorGame  # noqa: E402
@@ -38,7 +39,7 @@ def record(players: int, decisions: int, budget: int, seed: int, keep: int) -> l
     venv = VectorGame("romi", 64, players, seed=seed, backend="numba")
     core = venv.core
     core.search_budget = budget
-    agent = make_agent("rule", "romi", players, seed=seed)
+    agent = make_agent("rule", make_ruleset("romi", players), seed=seed)
     deep: list[dict] = []
     going_out: list[dict] = []
     fallback = core._ask_python

@@ -28,6 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents.view import ObservationReader  # noqa: E402
+from rummy_env.ruleset import make_ruleset
 from rummy_env.encoding import encode_observation, layout_for  # noqa: E402
 from rummy_env.game import GameState  # noqa: E402
 
@@ -56,7 +57,7 @@ def totals_for(i: int, players: int) -> list[int] | None:
 
 def record_case(game: str, players: int, options: dict) -> dict:
     rng = random.Random(f"{game}:{players}:{sorted(options.items())}")
-    reader = ObservationReader(game, players, **options)
+    reader = ObservationReader(make_ruleset(game, players, **options))
     states = []
     steps, hand = 0, 0
     while steps < STEPS:

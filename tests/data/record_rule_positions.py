@@ -21,6 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents.rule_agent import RuleAgent  # noqa: E402
+from rummy_env.ruleset import make_ruleset
 from rummy_env.encoding import ObservationEncoder, action_layout, action_mask  # noqa: E402
 from rummy_env.game import GameState  # noqa: E402
 
@@ -34,7 +35,7 @@ CASES = {
 
 
 def record(game: str, options: dict, decisions: int, seed: int = 0) -> dict[str, np.ndarray]:
-    agent = RuleAgent(game, 2, options=options)
+    agent = RuleAgent(make_ruleset(game, 2, **options))
     moves = action_layout(game).moves
     observations, masks, actions = [], [], []
     hand = 0
