@@ -57,9 +57,6 @@ METADATA_VERSION = 1
 METADATA_KEY = "rummy_env"
 """The ONNX ``metadata_props`` key (and, with ``.json``, the TorchScript extra file) holding the metadata."""
 INPUT_NAMES = ("observations", "action_masks")
-SOLVER_INPUT = "solver_plane"
-"""The third input of a network with ``solver_plane`` (``agents.solver_planes``): the solver is not
-in the graph, so whoever runs the export computes the plane from the observations."""
 OUTPUT_NAMES = ("probabilities", "values")
 FORMATS = ("onnx", "torchscript")
 TOLERANCE = 1e-5
@@ -106,10 +103,6 @@ def policy_metadata(meta: dict, fmt: str) -> dict:
         {"name": INPUT_NAMES[1], "shape": ["batch", actions], "dtype": "int8",
          "meaning": "1 where the action is legal (rummy_env.encoding.action_mask)"},
     ]
-    if uses_solver_plane(meta):
-        inputs.append({"name": SOLVER_INPUT, "shape": ["batch", 53], "dtype": "float32",
-                       "meaning": "per card type, the observer's copies left outside melds by the hand's best free "
-                                  "arrangement (agents.solver_planes.SolverPlanes computes it from the observations)"})
     return {
         "format": METADATA_FORMAT,
         "version": METADATA_VERSION,
@@ -129,11 +122,6 @@ def policy_metadata(meta: dict, fmt: str) -> dict:
         "actions": action_table(game),
         "checkpoint": _json_safe(meta),
     }
-
-
-def uses_solver_plane(meta: dict) -> bool:
-    """Whether the checkpoint metadata's network reads the solver plane (a third input when exported)."""
-    return bool((meta.get("model") or {}).get("solver_plane"))
 
 
 def _json_safe(meta: dict) -> dict:
@@ -157,8 +145,8 @@ def _wrapped(model):
             super().__init__()
             self.inner = inner
 
-        def forward(self, observations, masks, *solver_plane):
-            logits, values = self.inner(observations, masks, *solver_plane)
+        def forward(self, observations, masks):
+            logits, values = self.inner(observations, masks)
             return torch.softmax(logits, dim=-1), values.reshape(-1)
 
     return ExportedPolicy(model).eval()
@@ -235,15 +223,13 @@ def _export_torchscript(wrapped, example, target: Path, metadata: dict) -> None:
 
 
 def exported_outputs(path: str | os.PathLike, fmt: str, observations: np.ndarray,
-                     masks: np.ndarray, solver_plane: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(probabilities, values) of an exported model file on numpy inputs (``solver_plane``: the third
-    input of a network that reads it)."""
-    extra = () if solver_plane is None else (solver_plane,)
+                     masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(probabilities, values) of an exported model file on numpy inputs."""
     if fmt == "onnx":
         import onnxruntime
 
         session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        feed = dict(zip((INPUT_NAMES + (SOLVER_INPUT,))[:2 + len(extra)], (observations, masks, *extra)))
+        feed = dict(zip(INPUT_NAMES, (observations, masks)))
         probabilities, values = session.run(list(OUTPUT_NAMES), feed)
         return probabilities, values
     import torch
@@ -252,8 +238,7 @@ def exported_outputs(path: str | os.PathLike, fmt: str, observations: np.ndarray
         warnings.simplefilter("ignore", DeprecationWarning)  # torch.jit is deprecated; TorchScript files still load
         module = torch.jit.load(str(path), map_location="cpu")
     with torch.no_grad():
-        probabilities, values = module(torch.as_tensor(observations), torch.as_tensor(masks),
-                                       *(torch.as_tensor(e) for e in extra))
+        probabilities, values = module(torch.as_tensor(observations), torch.as_tensor(masks))
     return probabilities.numpy(), values.numpy()
 
 
@@ -292,15 +277,8 @@ def export_model(model, meta: dict, target: str | os.PathLike, fmt: str = "onnx"
     model.eval()
     metadata = policy_metadata(meta, fmt)
     obs_size, actions = metadata["observation_size"], metadata["num_actions"]
-    planes = None
-    if uses_solver_plane(meta):
-        from .solver_planes import SolverPlanes
-
-        planes = SolverPlanes(metadata["game"], metadata["num_players"])
     example_obs, example_masks = sample_inputs(obs_size, actions, 2)
     example = (torch.as_tensor(example_obs), torch.as_tensor(example_masks))
-    if planes is not None:
-        example += (torch.as_tensor(planes(example_obs)),)
     wrapped = _wrapped(model)
     try:
         with torch.no_grad():
@@ -312,7 +290,7 @@ def export_model(model, meta: dict, target: str | os.PathLike, fmt: str = "onnx"
     for batch in (1, 7):
         observations, masks = sample_inputs(obs_size, actions, batch, seed=batch)
         expected = torch_outputs(model, observations, masks)
-        got = exported_outputs(target, fmt, observations, masks, None if planes is None else planes(observations))
+        got = exported_outputs(target, fmt, observations, masks)
         difference = max(difference, *(float(np.max(np.abs(e - g))) for e, g in zip(expected, got)))
     if difference > tolerance:
         target.unlink(missing_ok=True)

@@ -4,17 +4,12 @@ The observation's card planes (hand, discard top and rest, the just-taken card, 
 table cards, each player's known and discarded cards: ``rummy_env.encoding``) become channels
 over a 4 × 13 grid of natural cards plus the joker. Layers mix each card with its neighbours
 along its suit (runs, G4) and with the cards of its rank (sets, G3), and with a global summary of
-the scalars (phase, stock, hand sizes, turn …). Two layouts (``layout`` in the model config):
-
-* **2** (the default): a per-card linear read of the planes plus a learned embedding of the card
-  itself, then two mixing layers in which each card keeps its own features and reads its eight
-  neighbours through a narrow projection (``rank`` features each), so the gathered tensor is
-  ``rank`` wide rather than ``channels`` wide. It trains 1.75 times as fast as layout 1 (forward,
-  backward and step: 10,500 against 6,000 decisions per CPU-second in Indian Rummy) and clones the
-  rule agent better (held-out agreement 81.5% against 79.4% on the same 108,000 decisions, 6
-  epochs);
-* **1**: the first layout (each card reads its neighbours' full features and a one-hot of its
-  rank and suit); checkpoints without a ``layout`` are layout 1 and still load.
+the scalars (phase, stock, hand sizes, turn …): a per-card linear read of the planes plus a
+learned embedding of the card itself, then two mixing layers in which each card keeps its own
+features and reads its eight neighbours through a narrow projection (``rank`` features each), so
+the gathered tensor is ``rank`` wide rather than ``channels`` wide. This is ``layout`` 2 in the
+model config, the one every shipped policy uses; checkpoints of the earlier layout 1 (no
+``layout`` in their model config) no longer load (experiments/LOG.md, 2026-12-08).
 
 Every action's logit comes from the features of the cards it uses, so what is learned about one
 card carries over to the others:
@@ -76,35 +71,8 @@ def _neighbours() -> list[list[int]]:
     return rows
 
 
-def _card_identity() -> torch.Tensor:
-    """Per card type: one-hot rank, one-hot suit, joker flag (so a king and a two can differ)."""
-    identity = torch.zeros(NUM_TYPES, NUM_RANKS + NUM_SUITS + 1)
-    for card in range(NUM_SUITS * NUM_RANKS):
-        suit, rank = divmod(card, NUM_RANKS)
-        identity[card, rank] = 1.0
-        identity[card, NUM_RANKS + suit] = 1.0
-    identity[NUM_TYPES - 1, -1] = 1.0
-    return identity
-
-
-class _CardLayer(nn.Module):
-    """One layer over the cards: each natural card reads itself and its run and set neighbours
-    (one matrix product over gathered rows); the joker reads itself and the summary."""
-
-    def __init__(self, width_in: int, width_out: int):
-        super().__init__()
-        self.natural = nn.Linear(width_in * len(_neighbours()[0]), width_out)
-        self.joker = nn.Linear(width_in, width_out)
-
-    def forward(self, cards: torch.Tensor, neighbours: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
-        batch = cards.shape[0]
-        gathered = cards.index_select(1, neighbours).reshape(batch, NUM_SUITS * NUM_RANKS, -1)
-        out = torch.cat([self.natural(gathered), self.joker(cards[:, -1:, :])], dim=1)
-        return F.relu(out if bias is None else out + bias[:, None, :])
-
-
 class _NarrowCardLayer(nn.Module):
-    """Layout 2's mixing layer over all 53 cards: each card's own features, plus what it reads from
+    """A mixing layer over all 53 cards: each card's own features, plus what it reads from
     its eight neighbours through a ``rank``-wide projection (the joker's neighbours are itself)."""
 
     def __init__(self, width: int, rank: int):
@@ -126,7 +94,8 @@ def _neighbours_with_joker() -> list[list[int]]:
     return rows + [[NUM_TYPES - 1] * len(rows[0])]
 
 
-LAYOUTS = (1, 2)
+LAYOUT = 2
+"""The card network's layout, recorded in its model config; layout 1 checkpoints no longer load."""
 
 
 class CardActorCritic(nn.Module):
@@ -134,28 +103,17 @@ class CardActorCritic(nn.Module):
 
     kind = "card"
 
-    def __init__(self, game: str, num_players: int, channels: int = 32, global_size: int = 128, layout: int = 1,
-                 rank: int = 8, solver_plane: bool = False, layers: int = 2):
+    def __init__(self, game: str, num_players: int, channels: int = 32, global_size: int = 128,
+                 layout: int = LAYOUT, rank: int = 8):
         super().__init__()
-        if layout not in LAYOUTS:
-            raise ValueError(f"card network layout {layout!r}: expected one of {LAYOUTS}")
-        if solver_plane and layout != 2:
-            raise ValueError("card network: solver_plane needs layout 2")
-        if layers < 2 or (layers != 2 and layout != 2):
-            raise ValueError(f"card network layers={layers!r}: at least 2, and more than 2 only with layout 2")
+        if layout != LAYOUT:
+            raise ValueError(f"card network layout {layout!r}: only layout {LAYOUT} loads; layout 1 (a checkpoint "
+                             "whose model config has no layout) was removed, see experiments/LOG.md")
         self.game = game
         self.num_players = int(num_players)
         self.channels = int(channels)
         self.global_size = int(global_size)
-        self.layout = int(layout)
         self.rank = int(rank)
-        self.solver_plane = bool(solver_plane)
-        self.layers = int(layers)
-        self.planes_of = None
-        if self.solver_plane:
-            from .solver_planes import SolverPlanes
-
-            self.planes_of = SolverPlanes(game, num_players)
         layout = action_layout(game)
         self.num_actions = layout.num_actions
         cards, scalars, table_start, slots = _plane_indices(game, num_players)
@@ -169,23 +127,15 @@ class CardActorCritic(nn.Module):
         self.top_plane = [n for n in planes if n in CARD_PLANES].index("discard_top")
 
         c, g = self.channels, self.global_size
-        neighbours = _neighbours() if self.layout == 1 else _neighbours_with_joker()
-        self.register_buffer("neighbours", torch.tensor(neighbours, dtype=torch.long).flatten(), persistent=False)
-        # layout 2 reads the planes card-major, (B, 53, planes) without a transpose
+        self.register_buffer("neighbours", torch.tensor(_neighbours_with_joker(), dtype=torch.long).flatten(),
+                             persistent=False)
+        # the planes are read card-major, (B, 53, planes) without a transpose
         self.register_buffer("card_major_index", torch.tensor(cards, dtype=torch.long).view(
             self.num_planes, NUM_TYPES).t().flatten(), persistent=False)
-        self.register_buffer("identity", _card_identity(), persistent=False)
-        if self.layout == 1:
-            self.layer1 = _CardLayer(self.num_planes + self.identity.shape[1], c)
-            self.layer2 = _CardLayer(c, c)
-        else:
-            self.read_planes = nn.Linear(self.num_planes + self.solver_plane, c)
-            self.card_embedding = nn.Parameter(torch.zeros(NUM_TYPES, c))
-            self.layer1 = _NarrowCardLayer(c, self.rank)
-            self.layer2 = _NarrowCardLayer(c, self.rank)
-            # mixing layers after the second (``layers`` > 2), each with a residual connection: a
-            # card then reads cards up to 2 x layers ranks along its suit
-            self.more_layers = nn.ModuleList(_NarrowCardLayer(c, self.rank) for _ in range(self.layers - 2))
+        self.read_planes = nn.Linear(self.num_planes, c)
+        self.card_embedding = nn.Parameter(torch.zeros(NUM_TYPES, c))
+        self.layer1 = _NarrowCardLayer(c, self.rank)
+        self.layer2 = _NarrowCardLayer(c, self.rank)
         self.global_in = nn.Linear(len(scalars) + 2 * c, g)
         self.global_to_cards = nn.Linear(g, c)
         self.value = nn.Sequential(nn.Linear(g + 2 * c, g), nn.ReLU(), nn.Linear(g, 1))
@@ -224,49 +174,28 @@ class CardActorCritic(nn.Module):
     @property
     def model_config(self) -> dict:
         """What rebuilds this network (stored in checkpoints)."""
-        config = {"kind": self.kind, "channels": self.channels, "global_size": self.global_size}
-        if self.layout != 1:
-            config |= {"layout": self.layout, "rank": self.rank}
-        if self.solver_plane:
-            config["solver_plane"] = True
-        if self.layers != 2:
-            config["layers"] = self.layers
-        return config
+        return {"kind": self.kind, "channels": self.channels, "global_size": self.global_size, "layout": LAYOUT,
+                "rank": self.rank}
 
     def value_parameters(self) -> list[nn.Parameter]:
         """The value head's own parameters (what a value warm-up trains, leaving the policy as it is)."""
         return list(self.value.parameters())
 
-    def features(self, observations: torch.Tensor, solver_plane: torch.Tensor | None = None
-                 ) -> tuple[torch.Tensor, torch.Tensor]:
-        """(per-card features (B, 53, C), global summary (B, G)); with ``solver_plane`` in the model
-        config, ``solver_plane`` (B, 53) is that plane, computed from the observations when None."""
+    def features(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(per-card features (B, 53, C), global summary (B, G))."""
         batch = observations.shape[0]
-        if self.layout == 1:
-            planes = observations.index_select(1, self.card_index).view(batch, self.num_planes, NUM_TYPES)
-            identity = self.identity.expand(batch, -1, -1)
-            h = self.layer1(torch.cat([planes.transpose(1, 2), identity], dim=2), self.neighbours, None)
-        else:
-            planes = observations.index_select(1, self.card_major_index).view(batch, NUM_TYPES, self.num_planes)
-            if self.solver_plane:
-                if solver_plane is None:
-                    solver_plane = torch.from_numpy(self.planes_of(observations.detach().cpu().numpy()))
-                planes = torch.cat([planes, solver_plane.to(planes.device, planes.dtype)[:, :, None]], dim=2)
-            h = self.layer1(F.relu(self.read_planes(planes) + self.card_embedding), self.neighbours, None)
+        planes = observations.index_select(1, self.card_major_index).view(batch, NUM_TYPES, self.num_planes)
+        h = self.layer1(F.relu(self.read_planes(planes) + self.card_embedding), self.neighbours, None)
         pooled = torch.cat([h[:, :-1].mean(dim=1), h[:, -1]], dim=1)
         scalars = observations.index_select(1, self.scalar_index)
         summary = F.relu(self.global_in(torch.cat([scalars, pooled], dim=1)))
         bias = self.global_to_cards(summary)
         h = self.layer2(h, self.neighbours, bias)
-        for layer in getattr(self, "more_layers", ()):
-            h = h + layer(h, self.neighbours, bias)
         return h, summary
 
-    def forward(self, observations: torch.Tensor, masks: torch.Tensor, solver_plane: torch.Tensor | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
-        """(masked logits, values) for a batch of observations and their action masks (``solver_plane``:
-        see ``features``; an export passes it as an input, since the solver is not in the graph)."""
-        cards, summary = self.features(observations, solver_plane)
+    def forward(self, observations: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(masked logits, values) for a batch of observations and their action masks."""
+        cards, summary = self.features(observations)
         batch = observations.shape[0]
         top_plane = observations.index_select(1, self.card_index[self.top_plane * NUM_TYPES:
                                                                  (self.top_plane + 1) * NUM_TYPES])

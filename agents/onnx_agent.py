@@ -24,7 +24,7 @@ from rummy_env.encoding import num_actions, observation_size
 from rummy_env.ruleset import RuleSet
 
 from .base import Agent, AgentError, legal_actions
-from .export import INPUT_NAMES, METADATA_FORMAT, METADATA_KEY, OUTPUT_NAMES, SOLVER_INPUT, metadata_path
+from .export import INPUT_NAMES, METADATA_FORMAT, METADATA_KEY, OUTPUT_NAMES, metadata_path
 
 
 class OnnxPolicy:
@@ -53,10 +53,9 @@ class OnnxPolicy:
             raise AgentError(f"{name}: not a loadable ONNX model ({first})") from None
         inputs = {i.name: i for i in self.session.get_inputs()}
         outputs = [o.name for o in self.session.get_outputs()]
-        if set(inputs) - {SOLVER_INPUT} != set(INPUT_NAMES) or not set(OUTPUT_NAMES) <= set(outputs):
+        if set(inputs) != set(INPUT_NAMES) or not set(OUTPUT_NAMES) <= set(outputs):
             raise AgentError(f"{name}: not an exported rummy-env policy: inputs {sorted(inputs)} and outputs "
-                             f"{outputs}, expected inputs {list(INPUT_NAMES)} (and {SOLVER_INPUT!r} for a network "
-                             f"that reads the solver plane) and outputs {list(OUTPUT_NAMES)} "
+                             f"{outputs}, expected inputs {list(INPUT_NAMES)} and outputs {list(OUTPUT_NAMES)} "
                              "(python -m agents.export writes them)")
         self.metadata = self._read_metadata(name)
         known_game = self.metadata.get("game")
@@ -83,11 +82,6 @@ class OnnxPolicy:
         self.observation_size = expected[INPUT_NAMES[0]]
         self.num_actions = expected[INPUT_NAMES[1]]
         self._mask_type = np.int8 if inputs[INPUT_NAMES[1]].type == "tensor(int8)" else np.float32
-        self.solver_planes = None
-        if SOLVER_INPUT in inputs:
-            from .solver_planes import SolverPlanes
-
-            self.solver_planes = SolverPlanes(self.game, self.num_players)
 
     def _read_metadata(self, name: str) -> dict:
         inside = self.session.get_modelmeta().custom_metadata_map.get(METADATA_KEY)
@@ -112,8 +106,6 @@ class OnnxPolicy:
             masks = (masks != 0).astype(self._mask_type)
         observations = np.asarray(observations, dtype=np.float32)
         feed = {INPUT_NAMES[0]: observations, INPUT_NAMES[1]: masks}
-        if self.solver_planes is not None:
-            feed[SOLVER_INPUT] = self.solver_planes(observations)
         probabilities, values = self.session.run(OUTPUT_NAMES, feed)
         return probabilities, values
 

@@ -122,7 +122,7 @@ def build_network(game: str, num_players: int, model_config: dict | None = None)
     if kind == "card":
         from .networks import CardActorCritic
 
-        return CardActorCritic(game, num_players, **settings)
+        return CardActorCritic(game, num_players, **{"layout": 1, **settings})  # no layout: layout 1's config
     raise ValueError(f"network kind {kind!r}: expected one of {', '.join(NETWORK_KINDS)}")
 
 

@@ -11,13 +11,12 @@ from rummy_env.encoding import DISCARD_BASE, action_layout, observation_layout, 
 from rummy_env.vector import VectorGame
 
 
-@pytest.mark.parametrize("layout", [1, 2])
 @pytest.mark.parametrize(("game", "players"), [("indian", 2), ("indian", 6), ("basic", 2), ("basic", 4),
                                                 ("romi", 2), ("romi", 3)])
-def test_logits_cover_the_action_space_and_respect_the_mask(game, players, layout):
+def test_logits_cover_the_action_space_and_respect_the_mask(game, players):
     vector = VectorGame(game, 5, players, seed=2)
     observations, masks, _ = vector.reset(2)
-    model = CardActorCritic(game, players, channels=8, global_size=16, layout=layout, rank=4)
+    model = CardActorCritic(game, players, channels=8, global_size=16, rank=4)
     logits, values = model(torch.from_numpy(observations), torch.from_numpy(masks))
     assert logits.shape == (5, action_layout(game).num_actions) and values.shape == (5,)
     assert model.observation_size == observation_size(game, players)
@@ -26,15 +25,13 @@ def test_logits_cover_the_action_space_and_respect_the_mask(game, players, layou
     assert bool(torch.isfinite(logits[torch.from_numpy(masks) == 1]).all())
 
 
-@pytest.mark.parametrize("layout", [{}, {"layout": 2, "rank": 4}])
-def test_discard_logit_is_read_from_that_cards_features(layout):
+def test_discard_logit_is_read_from_that_cards_features():
     """The logit of "discard c" changes with card c's hand entry far more than with a card that is
     neither its run nor its set neighbour (the per-card sharing of the card network)."""
     torch.manual_seed(0)
-    model = build_network("indian", 2, {"kind": "card", "channels": 16, "global_size": 32} | layout)
-    if layout:  # a fresh card embedding is zero: give the cards features of their own, as training does
-        with torch.no_grad():
-            model.card_embedding.normal_()
+    model = build_network("indian", 2, {"kind": "card", "channels": 16, "global_size": 32, "layout": 2})
+    with torch.no_grad():  # a fresh card embedding is zero: give the cards features of their own, as training does
+        model.card_embedding.normal_()
     hand = observation_layout("indian", 2)["hand"]
     observation = torch.zeros(1, observation_size("indian", 2), requires_grad=True)
     mask = torch.ones(1, action_layout("indian").num_actions, dtype=torch.int8)
@@ -47,43 +44,31 @@ def test_discard_logit_is_read_from_that_cards_features(layout):
     assert gradient[six_of_clubs] < gradient[king_of_hearts]
 
 
-def test_layouts_are_told_apart_by_the_model_config():
-    """A checkpoint's model config names layout 2 (and its rank); one without a layout is layout 1,
-    as every checkpoint written before layout 2 existed, and rebuilds as such."""
+def test_a_layout_1_checkpoint_is_refused_saying_so():
+    """A checkpoint's model config names layout 2 (and its rank); one without a layout was written
+    by layout 1, which no shipped policy uses: it is refused with an error that says so."""
     new = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4})
     assert new.model_config == {"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4}
-    old = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16})
-    assert old.model_config == {"kind": "card", "channels": 8, "global_size": 16} and old.layout == 1
-    assert set(new.state_dict()) != set(old.state_dict())
+    with pytest.raises(ValueError, match="layout 1 .* was removed"):
+        build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16})
     with pytest.raises(ValueError, match="layout 3"):
         build_network("indian", 2, {"kind": "card", "layout": 3})
 
 
-def test_more_mixing_layers_reach_further_along_a_suit():
-    """``layers`` (layout 2): two layers let a discard logit read cards up to 4 ranks away along its
-    suit, beyond the global summary; four layers reach 8 ranks. Two-layer configs stay as they were
-    (no ``layers`` entry, the same weights), and a bad depth is refused."""
-    def reach(layers: int) -> float:
-        torch.manual_seed(0)
-        net = CardActorCritic("indian", 2, channels=8, global_size=16, layout=2, layers=layers)
-        with torch.no_grad():
-            net.global_to_cards.weight.zero_()  # only the card-to-card reads carry information
-        observations = torch.zeros(1, net.observation_size, requires_grad=True)
-        masks = torch.ones(1, net.num_actions, dtype=torch.int8)
-        logits, _ = net(observations, masks)
-        logits[0, DISCARD_BASE + 0].backward()  # discard the ace of spades
-        hand = observation_layout("indian", 2)["hand"]
-        return float(observations.grad[0, hand][6].abs())  # the 7 of spades, 6 ranks up
-    assert reach(2) == 0.0 and reach(4) > 0.0
-    two = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4})
-    four = build_network("indian", 2, {"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4,
-                                       "layers": 4})
-    assert "layers" not in two.model_config and four.model_config["layers"] == 4
-    assert set(four.state_dict()) - set(two.state_dict()) and set(two.state_dict()) <= set(four.state_dict())
-    with pytest.raises(ValueError, match="layers=1"):
-        CardActorCritic("indian", 2, layout=2, layers=1)
-    with pytest.raises(ValueError, match="layers=3"):
-        CardActorCritic("indian", 2, layout=1, layers=3)
+def test_two_mixing_layers_reach_four_ranks_along_a_suit():
+    """A discard logit reads cards up to 4 ranks away along its suit through the mixing layers,
+    and beyond that only through the global summary."""
+    torch.manual_seed(0)
+    net = CardActorCritic("indian", 2, channels=8, global_size=16)
+    with torch.no_grad():
+        net.global_to_cards.weight.zero_()  # only the card-to-card reads carry information
+        net.card_embedding.normal_()
+    observations = torch.zeros(1, net.observation_size, requires_grad=True)
+    masks = torch.ones(1, net.num_actions, dtype=torch.int8)
+    logits, _ = net(observations, masks)
+    logits[0, DISCARD_BASE + 0].backward()  # discard the ace of spades
+    gradient = observations.grad[0, observation_layout("indian", 2)["hand"]].abs()
+    assert gradient[4] > 0.0 and gradient[6] == 0.0  # the 5 of spades is read, the 7 is not
 
 
 @pytest.mark.parametrize("kind", [{"kind": "card", "channels": 8, "global_size": 16, "layout": 2, "rank": 4},

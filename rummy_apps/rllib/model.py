@@ -24,7 +24,7 @@ from agents.policy import ACTIVATIONS, build_network, save_checkpoint
 from rummy_env.encoding import num_actions, observation_size
 from rummy_env.ruleset import make_ruleset
 
-NETWORK_KEYS = {"mlp": ("hidden", "activation"), "card": ("channels", "global_size", "layout", "rank", "solver_plane")}
+NETWORK_KEYS = {"mlp": ("hidden", "activation"), "card": ("channels", "global_size", "layout", "rank")}
 """The model-config keys each network kind takes (``agents.policy.build_network``)."""
 
 NET_PREFIX = "net."
@@ -40,7 +40,7 @@ def check_model_config(game: str, num_players: int, model: dict | None) -> dict:
     ``num_players`` added (what ``PolicyModule`` builds from).
 
     Kind ``mlp`` (the default) takes ``hidden`` and ``activation``; kind ``card`` takes
-    ``channels``, ``global_size``, ``layout``, ``rank`` and ``solver_plane`` (``agents.networks``).
+    ``channels``, ``global_size``, ``layout`` and ``rank`` (``agents.networks``).
     ``observation_size`` and ``num_actions`` may be given; they must be the game's
     (``rummy_env.encoding``), else a ``ModelConfigError`` names both.
     """
