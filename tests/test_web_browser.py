@@ -365,7 +365,7 @@ def replay_file(path) -> list[dict]:
 
     rules = make_ruleset("romi", 2)
     match, encoder, layout = Match(rules, 7), ObservationEncoder(rules), action_layout("romi")
-    agents = [make_agent("rule", "romi", 2, seed=p) for p in range(2)]
+    agents = [make_agent("rule", rules, seed=p) for p in range(2)]
     records = []
     for _ in range(2):
         state = match.deal()
